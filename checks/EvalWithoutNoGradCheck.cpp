@@ -1,0 +1,358 @@
+//===--- EvalWithoutNoGradCheck.cpp - libtorch-tidy -----------------------===//
+
+#include "EvalWithoutNoGradCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/GradGuards.h"
+#include "utils/Matchers.h"
+#include "utils/NameParts.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy {
+llvm::ArrayRef<std::pair<torch_check::EvalWithoutNoGradCheck::GuardKind, StringRef>>
+OptionEnumMapping<torch_check::EvalWithoutNoGradCheck::GuardKind>::getEnumMapping() {
+  static constexpr std::pair<torch_check::EvalWithoutNoGradCheck::GuardKind, StringRef>
+      Mapping[] = {{torch_check::EvalWithoutNoGradCheck::GuardKind::NoGradGuard, "NoGradGuard"},
+                   {torch_check::EvalWithoutNoGradCheck::GuardKind::InferenceMode,
+                    "InferenceMode"}};
+  return Mapping;
+}
+} // namespace clang::tidy
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
+    "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"
+    "predict|prediction)$";
+
+namespace {
+
+/// Everything the check needs from one function body, in source order.
+struct BodyFacts {
+  struct Forward {
+    const CallExpr *Call;
+    const VarDecl *Object; ///< the variable the forward is called on, if any
+  };
+  llvm::SmallVector<Forward, 8> Forwards;
+  llvm::SmallVector<const CallExpr *, 4> Evals;  ///< eval(), train(false)
+  llvm::SmallVector<const CallExpr *, 4> Trains; ///< train(), train(true), train(x)
+  llvm::SmallVector<const CallExpr *, 4> Backwards;
+  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
+  llvm::SmallPtrSet<const VarDecl *, 4> TrainedVars;
+  llvm::SmallVector<std::pair<const FunctionDecl *, const CallExpr *>, 8> UserCalls;
+  llvm::SmallVector<std::string, 4> Names;
+};
+
+class BodyCollector : public RecursiveASTVisitor<BodyCollector> {
+public:
+  BodyCollector(BodyFacts &Facts, const ASTContext &Ctx) : Facts(Facts), Ctx(Ctx) {}
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->getIdentifier())
+      Facts.Names.push_back(VD->getName().str());
+    if (const Expr *Init = VD->getInit())
+      if (isJitLoadCall(dyn_cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens())))
+        Facts.JitLoaded[VD] = cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    // module = torch::jit::load(...)
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()))
+        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+          if (const auto *Load = dyn_cast<CallExpr>(Op->getArg(1)->IgnoreImplicit()->IgnoreParens()))
+            if (isJitLoadCall(Load))
+              Facts.JitLoaded[VD] = Load;
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isForwardCall(Call)) {
+      const VarDecl *Object = nullptr;
+      if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(forwardCallObject(Call)))
+        Object = dyn_cast<VarDecl>(DRE->getDecl());
+      Facts.Forwards.push_back({Call, Object});
+      return true;
+    }
+    if (isBackwardOrGradCall(Call)) {
+      Facts.Backwards.push_back(Call);
+      return true;
+    }
+    llvm::StringRef Method = moduleMethodName(Call);
+    if (Method == "eval") {
+      Facts.Evals.push_back(Call);
+      return true;
+    }
+    if (Method == "train") {
+      bool On = true;
+      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+      if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
+          Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+        Facts.Evals.push_back(Call);
+      else
+        Facts.Trains.push_back(Call);
+      const auto *MC = cast<CXXMemberCallExpr>(Call);
+      if (const auto *DRE =
+              dyn_cast<DeclRefExpr>(stripHolderArrow(MC->getImplicitObjectArgument())))
+        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+          Facts.TrainedVars.insert(VD);
+      return true;
+    }
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      if (!Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()) &&
+          !isInLibraryNamespace(Callee))
+        Facts.UserCalls.push_back({Callee->getCanonicalDecl(), Call});
+    return true;
+  }
+
+private:
+  BodyFacts &Facts;
+  const ASTContext &Ctx;
+};
+
+} // namespace
+
+EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
+      Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
+      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase) {
+  std::string Error;
+  if (!EvalNameRegex.isValid(Error))
+    configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
+        << EvalFunctionPattern << Error;
+}
+
+void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
+  Options.store(Opts, "GuardType", Guard);
+}
+
+void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) const {
+  const bool NoGrad = Guard == GuardKind::NoGradGuard;
+  std::string Var = NoGrad ? "no_grad" : "guard";
+  auto It = DeclaredNames.find(FD);
+  if (It != DeclaredNames.end())
+    while (llvm::is_contained(It->second, Var))
+      Var += "_";
+  return (NoGrad ? names::NoGradGuardSpelling : names::InferenceModeSpelling).str() + " " + Var +
+         ";";
+}
+
+void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(FD ? FD->getBody() : nullptr);
+  if (!Body)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  SM = Result.SourceManager;
+
+  BodyFacts Facts;
+  BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+
+  const FunctionDecl *Canonical = FD->getCanonicalDecl();
+  for (const auto &[Callee, Call] : Facts.UserCalls) {
+    (void)Call;
+    CallSites[Callee]; // make sure the entry exists; filled below
+  }
+  if (Facts.Forwards.empty() && Facts.UserCalls.empty())
+    return;
+
+  ParentMap PM(const_cast<CompoundStmt *>(Body));
+  for (const auto &[Callee, Call] : Facts.UserCalls)
+    CallSites[Callee].push_back({isGradDisabledAt(Call, PM, Ctx), !Facts.Backwards.empty()});
+  if (Facts.Forwards.empty())
+    return;
+  DeclaredNames[Canonical] = std::move(Facts.Names);
+
+  auto Before = [&](const Stmt *A, const Stmt *B) {
+    return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(A->getBeginLoc()),
+                                         SM->getExpansionLoc(B->getBeginLoc()));
+  };
+  auto Unguarded = [&](const CallExpr *Call) { return !isGradDisabledAt(Call, PM, Ctx); };
+  llvm::SmallPtrSet<const CallExpr *, 8> Reported;
+
+  auto StartOfBodyFix = [&](Finding &F) {
+    const Stmt *First = Body->body_front();
+    SourceLocation Loc = First->getBeginLoc();
+    if (!Loc.isValid() || Loc.isMacroID())
+      return;
+    F.FixLoc = Loc;
+    F.InsertAfter = false;
+    SourceLocation Brace = Body->getLBracLoc();
+    if (Brace.isMacroID() || SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc))
+      F.FixIndent = " ";
+    else
+      F.FixIndent = "\n" + indentationAt(Loc, *SM);
+  };
+
+  auto WarnLoc = [](const CallExpr *Call) {
+    return isa<CXXOperatorCallExpr>(Call) ? Call->getBeginLoc() : Call->getExprLoc();
+  };
+
+  // (b) A function whose name says it evaluates (and that neither trains nor
+  // runs a backward pass).
+  bool ByName = false;
+  if (const IdentifierInfo *II = FD->getIdentifier()) {
+    if (FD->getLocation().isFileID() && Facts.Backwards.empty() && Facts.Trains.empty())
+      for (const std::string &Word : identifierWords(II->getName()))
+        if (EvalNameRegex.match(Word)) {
+          ByName = true;
+          break;
+        }
+  }
+  if (ByName) {
+    for (const auto &Fwd : Facts.Forwards)
+      if (Unguarded(Fwd.Call)) {
+        Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::ByName,
+                  FD->getLocation(), FD->getNameAsString(), {}, {}, false, {}};
+        StartOfBodyFix(F);
+        Findings.push_back(std::move(F));
+        break;
+      }
+    return;
+  }
+
+  // (c) A TorchScript module loaded here and never trained here.
+  if (Facts.Backwards.empty()) {
+    for (const auto &Fwd : Facts.Forwards) {
+      if (!Fwd.Object || !Unguarded(Fwd.Call))
+        continue;
+      auto It = Facts.JitLoaded.find(Fwd.Object);
+      if (It == Facts.JitLoaded.end() || Facts.TrainedVars.contains(Fwd.Object))
+        continue;
+      Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::JitLoaded,
+                It->second->getExprLoc(), FD->getNameAsString(), {}, {}, false, {}};
+      StartOfBodyFix(F);
+      Findings.push_back(std::move(F));
+      for (const auto &Other : Facts.Forwards)
+        Reported.insert(Other.Call);
+      break;
+    }
+  }
+
+  // (a) Code after eval() up to the next train().
+  for (size_t I = 0; I < Facts.Evals.size(); ++I) {
+    const CallExpr *Eval = Facts.Evals[I];
+    const CallExpr *End = nullptr;
+    for (const CallExpr *Train : Facts.Trains)
+      if (Before(Eval, Train) && (!End || Before(Train, End)))
+        End = Train;
+    auto InRegion = [&](const Stmt *S) { return Before(Eval, S) && (!End || Before(S, End)); };
+    // eval() calls inside this region belong to it.
+    while (I + 1 < Facts.Evals.size() && InRegion(Facts.Evals[I + 1]))
+      ++I;
+    if (llvm::any_of(Facts.Backwards, InRegion))
+      continue;
+    llvm::SmallVector<const CallExpr *, 4> Flagged;
+    for (const auto &Fwd : Facts.Forwards)
+      if (InRegion(Fwd.Call) && !Reported.contains(Fwd.Call) && Unguarded(Fwd.Call))
+        Flagged.push_back(Fwd.Call);
+    if (Flagged.empty())
+      continue;
+    for (const CallExpr *C : Flagged)
+      Reported.insert(C);
+
+    Finding F{FD, WarnLoc(Flagged.front()), Flagged.front()->getSourceRange(),
+              Finding::AfterEval, Eval->getExprLoc(), FD->getNameAsString(), {}, {}, true, {}};
+    // The guard goes right after the eval() statement, in its block, when that
+    // block holds every flagged forward and nothing after it trains.
+    const Stmt *EvalStmt = Eval;
+    const Stmt *Parent = PM.getParent(EvalStmt);
+    while (Parent && isa<ExprWithCleanups, ImplicitCastExpr, ParenExpr>(Parent)) {
+      EvalStmt = Parent;
+      Parent = PM.getParent(Parent);
+    }
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
+    bool Covers = Block && llvm::all_of(Flagged, [&](const CallExpr *C) {
+                    for (const Stmt *P = C; P; P = PM.getParent(P))
+                      if (P == Block)
+                        return true;
+                    return false;
+                  });
+    if (Covers) {
+      for (const CallExpr *Train : Facts.Trains)
+        if (Before(Eval, Train) &&
+            SM->isBeforeInTranslationUnit(SM->getExpansionLoc(Train->getBeginLoc()),
+                                          SM->getExpansionLoc(Block->getRBracLoc())) &&
+            isDescendant(Train, Block, PM)) {
+          F.BlockingTrain = Train->getExprLoc();
+          break;
+        }
+      SourceLocation End = EvalStmt->getEndLoc();
+      if (!F.BlockingTrain.isValid() && End.isFileID() && EvalStmt->getBeginLoc().isFileID()) {
+        SourceLocation AfterSemi =
+            Lexer::findLocationAfterToken(End, tok::semi, *SM, Ctx.getLangOpts(), false);
+        if (AfterSemi.isValid()) {
+          F.FixLoc = AfterSemi;
+          F.FixIndent = "\n" + indentationAt(EvalStmt->getBeginLoc(), *SM);
+        }
+      }
+    }
+    Findings.push_back(std::move(F));
+  }
+}
+
+void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
+  for (const Finding &F : Findings) {
+    auto Sites = CallSites.find(F.Function->getCanonicalDecl());
+    if (Sites != CallSites.end() && !Sites->second.empty()) {
+      bool AllGuarded = llvm::all_of(Sites->second, [](const CallSite &S) { return S.Guarded; });
+      // A caller that trains may be training through the returned tensor.
+      bool Trained =
+          mayHoldTensor(F.Function->getReturnType()) &&
+          llvm::any_of(Sites->second, [](const CallSite &S) { return S.CallerRunsBackward; });
+      if (AllGuarded || Trained)
+        continue;
+    }
+    std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl());
+    {
+      auto D = diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
+                               "activations and graph are kept for a backward pass that never "
+                               "comes; hold a '%0' while evaluating")
+               << (Guard == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
+                                                   : names::InferenceModeSpelling)
+               << F.CallRange;
+      if (F.FixLoc.isValid())
+        D << FixItHint::CreateInsertion(F.FixLoc, F.InsertAfter ? F.FixIndent + GuardText
+                                                                 : GuardText + F.FixIndent);
+    }
+    switch (F.Reason) {
+    case Finding::AfterEval:
+      diag(F.EvidenceLoc, "module switched to evaluation mode here", DiagnosticIDs::Note);
+      break;
+    case Finding::ByName:
+      diag(F.EvidenceLoc, "'%0' is evaluation code by its name (option EvalFunctionPattern)",
+           DiagnosticIDs::Note)
+          << F.FunctionName;
+      break;
+    case Finding::JitLoaded:
+      diag(F.EvidenceLoc, "module loaded with 'torch::jit::load' here and not trained in this function",
+           DiagnosticIDs::Note);
+      break;
+    }
+    if (F.BlockingTrain.isValid())
+      diag(F.BlockingTrain,
+           "no fix-it: 'train()' follows in the same block; give the evaluation a scope of its "
+           "own that holds the guard",
+           DiagnosticIDs::Note);
+  }
+  Findings.clear();
+  CallSites.clear();
+  DeclaredNames.clear();
+}
+
+} // namespace clang::tidy::torch_check

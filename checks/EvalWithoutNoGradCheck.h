@@ -1,0 +1,71 @@
+//===--- EvalWithoutNoGradCheck.h - libtorch-tidy ---------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H
+#define LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Regex.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds forward passes in evaluation code that run with autograd enabled.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-eval-without-no-grad.md
+class EvalWithoutNoGradCheck : public ClangTidyCheck {
+public:
+  enum class GuardKind { NoGradGuard, InferenceMode };
+
+  EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+  /// One finding waiting for the call sites of its function to be known.
+  struct Finding {
+    const FunctionDecl *Function;
+    SourceLocation CallLoc;
+    SourceRange CallRange;
+    enum { AfterEval, ByName, JitLoaded } Reason;
+    SourceLocation EvidenceLoc; ///< eval() call, function name or jit::load call
+    std::string FunctionName;
+    SourceLocation FixLoc;         ///< where the guard goes; invalid: no fix-it
+    std::string FixIndent;         ///< indentation of the inserted line
+    bool InsertAfter;              ///< insert after FixLoc's token (after eval();)
+    SourceLocation BlockingTrain;  ///< train() that prevents the fix-it
+  };
+  /// A call of a user function and whether autograd is off where it happens.
+  struct CallSite {
+    bool Guarded;
+    bool CallerRunsBackward;
+  };
+
+private:
+  std::string guardDeclaration(const FunctionDecl *FD) const;
+
+  const std::string EvalFunctionPattern;
+  const GuardKind Guard;
+  llvm::Regex EvalNameRegex;
+
+  llvm::SmallVector<Finding, 8> Findings;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<CallSite, 2>> CallSites;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 4>> DeclaredNames;
+  const SourceManager *SM = nullptr;
+};
+
+} // namespace clang::tidy::torch_check
+
+template <>
+struct clang::tidy::OptionEnumMapping<clang::tidy::torch_check::EvalWithoutNoGradCheck::GuardKind> {
+  static llvm::ArrayRef<
+      std::pair<clang::tidy::torch_check::EvalWithoutNoGradCheck::GuardKind, StringRef>>
+  getEnumMapping();
+};
+
+#endif // LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H

@@ -1,0 +1,38 @@
+//===--- NameParts.cpp - libtorch-tidy ------------------------------------===//
+
+#include "NameParts.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace clang::tidy::torch_check {
+
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words;
+  std::string Current;
+  auto Flush = [&] {
+    if (!Current.empty())
+      Words.push_back(llvm::StringRef(Current).lower());
+    Current.clear();
+  };
+  for (size_t I = 0, E = Name.size(); I != E; ++I) {
+    char C = Name[I];
+    if (!llvm::isAlnum(C)) {
+      Flush();
+      continue;
+    }
+    if (!Current.empty()) {
+      char Prev = Current.back();
+      bool Boundary =
+          (llvm::isLower(Prev) && llvm::isUpper(C)) || (llvm::isDigit(Prev) != llvm::isDigit(C)) ||
+          // "HTTPServer": the last capital of a run starts the next word.
+          (llvm::isUpper(Prev) && llvm::isUpper(C) && I + 1 < E && llvm::isLower(Name[I + 1]));
+      if (Boundary)
+        Flush();
+    }
+    Current.push_back(C);
+  }
+  Flush();
+  return Words;
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,232 @@
+//===--- TorchNames.cpp - libtorch-tidy -----------------------------------===//
+
+#include "TorchNames.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::torch_check {
+
+bool isNamed(const NamedDecl *D, llvm::StringRef QualifiedName) {
+  if (!D)
+    return false;
+  QualifiedName.consume_front("::");
+  llvm::SmallVector<llvm::StringRef, 6> Parts;
+  QualifiedName.split(Parts, "::");
+  const DeclContext *DC = nullptr;
+  for (auto It = Parts.rbegin(), End = Parts.rend(); It != End; ++It) {
+    const IdentifierInfo *II = D->getIdentifier();
+    if (!II || II->getName() != *It)
+      return false;
+    DC = D->getDeclContext();
+    while (DC && (DC->isInlineNamespace() || DC->isTransparentContext()))
+      DC = DC->getParent();
+    if (!DC)
+      return false;
+    if (std::next(It) == End)
+      break;
+    D = dyn_cast<NamedDecl>(DC);
+    if (!D)
+      return false;
+  }
+  return DC && DC->isTranslationUnit();
+}
+
+bool isInLibraryNamespace(const Decl *D) {
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent()) {
+    const auto *NS = dyn_cast<NamespaceDecl>(DC);
+    if (!NS || NS->isInlineNamespace())
+      continue;
+    const DeclContext *Parent = NS->getParent();
+    while (Parent && (Parent->isInlineNamespace() || Parent->isTransparentContext()))
+      Parent = Parent->getParent();
+    if (!Parent || !Parent->isTranslationUnit())
+      continue;
+    if (const IdentifierInfo *II = NS->getIdentifier())
+      for (llvm::StringRef Name : names::LibraryNamespaces)
+        if (II->getName() == Name)
+          return true;
+  }
+  return false;
+}
+
+static bool isDerivedFromOrSameImpl(const CXXRecordDecl *RD, llvm::StringRef Name, unsigned Depth) {
+  if (!RD || Depth > 16)
+    return false;
+  if (isNamed(RD, Name))
+    return true;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (isNamed(Spec->getSpecializedTemplate(), Name))
+      return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->bases()) {
+    const CXXRecordDecl *BD = Base.getType()->getAsCXXRecordDecl();
+    if (!BD) {
+      // A base that names a class template specialisation not yet instantiated.
+      if (const auto *TST = Base.getType()->getAs<TemplateSpecializationType>())
+        if (const TemplateDecl *TD = TST->getTemplateName().getAsTemplateDecl())
+          if (isNamed(TD, Name))
+            return true;
+      continue;
+    }
+    if (isDerivedFromOrSameImpl(BD, Name, Depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool isDerivedFromOrSame(const CXXRecordDecl *RD, llvm::StringRef QualifiedName) {
+  return isDerivedFromOrSameImpl(RD, QualifiedName, 0);
+}
+
+const CXXRecordDecl *classOf(QualType T, bool LookThroughPointers) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType();
+  if (LookThroughPointers)
+    while (T->isPointerType())
+      T = T->getPointeeType();
+  return T->getAsCXXRecordDecl();
+}
+
+bool isTensorType(QualType T) {
+  const CXXRecordDecl *RD = classOf(T);
+  return RD && isNamed(RD, names::Tensor);
+}
+
+bool mayHoldTensor(QualType T) {
+  if (T.isNull())
+    return false;
+  if (T->isDependentType() || T->isUndeducedType())
+    return true;
+  if (isTensorType(T))
+    return true;
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(classOf(T, /*LookThroughPointers=*/true));
+  if (!Spec)
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Type && isTensorType(Arg.getAsType()))
+      return true;
+    if (Arg.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &P : Arg.pack_elements())
+        if (P.getKind() == TemplateArgument::Type && isTensorType(P.getAsType()))
+          return true;
+  }
+  return false;
+}
+
+bool isModuleClass(const CXXRecordDecl *RD) { return isDerivedFromOrSame(RD, names::Module); }
+bool isModuleHolderClass(const CXXRecordDecl *RD) {
+  return isDerivedFromOrSame(RD, names::ModuleHolder);
+}
+bool isJitModuleClass(const CXXRecordDecl *RD) { return isDerivedFromOrSame(RD, names::JitModule); }
+bool isOptimizerClass(const CXXRecordDecl *RD) { return isDerivedFromOrSame(RD, names::Optimizer); }
+bool isAnyModuleLike(const CXXRecordDecl *RD) {
+  return isModuleClass(RD) || isModuleHolderClass(RD) || isJitModuleClass(RD);
+}
+
+static const CXXRecordDecl *calleeClass(const CallExpr *Call) {
+  if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
+    return MD->getParent();
+  return nullptr;
+}
+
+static bool calleeIs(const CallExpr *Call, llvm::StringRef Name) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return false;
+  const IdentifierInfo *II = FD->getIdentifier();
+  return II && II->getName() == Name;
+}
+
+ForwardKind classifyForwardCall(const CallExpr *Call) {
+  if (!Call)
+    return ForwardKind::None;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    if (Op->getOperator() != OO_Call)
+      return ForwardKind::None;
+    const CXXRecordDecl *RD = calleeClass(Call);
+    if (isModuleHolderClass(RD))
+      return ForwardKind::HolderCall;
+    if (isJitModuleClass(RD))
+      return ForwardKind::JitForward;
+    return ForwardKind::None;
+  }
+  if (!isa<CXXMemberCallExpr>(Call) || !calleeIs(Call, "forward"))
+    return ForwardKind::None;
+  const CXXRecordDecl *RD = calleeClass(Call);
+  if (!RD)
+    return ForwardKind::None;
+  if (isNamed(RD, names::AnyModule))
+    return ForwardKind::AnyModuleForward;
+  if (isJitModuleClass(RD))
+    return ForwardKind::JitForward;
+  if (isModuleClass(RD))
+    return ForwardKind::ModuleForward;
+  return ForwardKind::None;
+}
+
+const Expr *stripHolderArrow(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if (Op->getOperator() == OO_Arrow && Op->getNumArgs() >= 1)
+      return Op->getArg(0)->IgnoreParenImpCasts();
+  return E;
+}
+
+const Expr *forwardCallObject(const CallExpr *Call) {
+  if (!isForwardCall(Call))
+    return nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+    return Op->getArg(0)->IgnoreParenImpCasts();
+  return stripHolderArrow(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument());
+}
+
+bool isBackwardOrGradCall(const CallExpr *Call) {
+  if (!Call)
+    return false;
+  if (isa<CXXMemberCallExpr>(Call)) {
+    if (!calleeIs(Call, "backward"))
+      return false;
+    const CXXRecordDecl *RD = calleeClass(Call);
+    return isDerivedFromOrSame(RD, names::Tensor) || isDerivedFromOrSame(RD, names::TensorBase);
+  }
+  const FunctionDecl *FD = Call->getDirectCallee();
+  return FD && (isNamed(FD, names::AutogradBackward) || isNamed(FD, names::AutogradGrad));
+}
+
+llvm::StringRef moduleMethodName(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC)
+    return {};
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return {};
+  if (!isAnyModuleLike(MD->getParent()) && !isAnyModuleLike(MC->getRecordDecl()))
+    return {};
+  return MD->getName();
+}
+
+SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx) {
+  if (!Call || !calleeIs(Call, "set_enabled") || Call->getNumArgs() != 1)
+    return SetGradEnabled::NotACall;
+  if (!isNamed(calleeClass(Call), names::GradMode))
+    return SetGradEnabled::NotACall;
+  bool Value = true;
+  const Expr *Arg = Call->getArg(0);
+  if (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+    return SetGradEnabled::Unknown;
+  return Value ? SetGradEnabled::Enables : SetGradEnabled::Disables;
+}
+
+bool isJitLoadCall(const CallExpr *Call) {
+  return Call && isNamed(Call->getDirectCallee(), names::JitLoad);
+}
+
+} // namespace clang::tidy::torch_check

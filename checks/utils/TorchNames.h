@@ -1,0 +1,123 @@
+//===--- TorchNames.h - libtorch-tidy ---------------------------*- C++ -*-===//
+//
+// The one place where LibTorch's qualified names are spelled, and the
+// predicates that recognise LibTorch classes, types and calls. Matching is done
+// on canonical declarations, so the aliases of LibTorch 1.13 .. 2.x
+// (torch::NoGradGuard -> at::NoGradGuard -> c10::NoGradGuard, torch::Tensor ->
+// at::Tensor, torch::jit::script::Module -> torch::jit::Module) all resolve.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_TORCHNAMES_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_TORCHNAMES_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace clang::tidy::torch_check::names {
+
+// Classes.
+inline constexpr llvm::StringLiteral Tensor = "::at::Tensor";
+inline constexpr llvm::StringLiteral TensorBase = "::at::TensorBase";
+inline constexpr llvm::StringLiteral Module = "::torch::nn::Module";
+inline constexpr llvm::StringLiteral ModuleHolder = "::torch::nn::ModuleHolder";
+inline constexpr llvm::StringLiteral AnyModule = "::torch::nn::AnyModule";
+inline constexpr llvm::StringLiteral JitModule = "::torch::jit::Module";
+inline constexpr llvm::StringLiteral Optimizer = "::torch::optim::Optimizer";
+inline constexpr llvm::StringLiteral NoGradGuard = "::c10::NoGradGuard";
+inline constexpr llvm::StringLiteral AutoGradMode = "::c10::AutoGradMode";
+inline constexpr llvm::StringLiteral InferenceMode = "::c10::InferenceMode";
+inline constexpr llvm::StringLiteral GradMode = "::c10::GradMode";
+
+// Functions.
+inline constexpr llvm::StringLiteral JitLoad = "::torch::jit::load";
+inline constexpr llvm::StringLiteral AutogradBackward = "::torch::autograd::backward";
+inline constexpr llvm::StringLiteral AutogradGrad = "::torch::autograd::grad";
+inline constexpr llvm::StringLiteral EmptyCache = "::c10::cuda::CUDACachingAllocator::emptyCache";
+inline constexpr llvm::StringLiteral CudaSynchronize = "::torch::cuda::synchronize";
+inline constexpr llvm::StringLiteral MakeDataLoader = "::torch::data::make_data_loader";
+
+// Namespaces whose code is LibTorch's own, never the user's.
+inline constexpr llvm::StringLiteral LibraryNamespaces[] = {"at", "c10", "torch", "caffe2"};
+
+// Spellings offered in fix-its.
+inline constexpr llvm::StringLiteral NoGradGuardSpelling = "torch::NoGradGuard";
+inline constexpr llvm::StringLiteral InferenceModeSpelling = "c10::InferenceMode";
+
+} // namespace clang::tidy::torch_check::names
+
+namespace clang::tidy::torch_check {
+
+/// True when \p D is the declaration named by \p QualifiedName ("::a::b::C"),
+/// looking through inline namespaces. Compares identifiers, never builds strings.
+bool isNamed(const NamedDecl *D, llvm::StringRef QualifiedName);
+
+/// True when \p D is declared (directly or nested) in one of LibTorch's
+/// namespaces at, c10, torch or caffe2.
+bool isInLibraryNamespace(const Decl *D);
+
+/// \p RD, or one of its bases, is the class \p QualifiedName (or a
+/// specialisation of the class template of that name).
+bool isDerivedFromOrSame(const CXXRecordDecl *RD, llvm::StringRef QualifiedName);
+
+/// The class of \p T after stripping references, pointers, cv and sugar.
+const CXXRecordDecl *classOf(QualType T, bool LookThroughPointers = false);
+
+/// at::Tensor (any spelling), by value or reference.
+bool isTensorType(QualType T);
+/// at::Tensor, or a class template specialisation with a Tensor argument
+/// (std::tuple<Tensor, Tensor>, std::vector<Tensor>), or a dependent type.
+bool mayHoldTensor(QualType T);
+/// A class derived from torch::nn::Module (an "Impl" class).
+bool isModuleClass(const CXXRecordDecl *RD);
+/// at::Tensor, or a class template specialisation with a Tensor argument
+/// (std::tuple<Tensor, Tensor>, std::vector<Tensor>), or a dependent type.
+bool mayHoldTensor(QualType T);
+/// A class derived from torch::nn::ModuleHolder<...> (TORCH_MODULE wrappers).
+bool isModuleHolderClass(const CXXRecordDecl *RD);
+/// torch::jit::Module (torch::jit::script::Module).
+bool isJitModuleClass(const CXXRecordDecl *RD);
+/// A class derived from torch::optim::Optimizer.
+bool isOptimizerClass(const CXXRecordDecl *RD);
+
+/// Anything that has eval()/train(): nn::Module subclasses, holders, jit modules.
+bool isAnyModuleLike(const CXXRecordDecl *RD);
+
+/// The kind of forward pass a call is.
+enum class ForwardKind {
+  None,
+  ModuleForward,    ///< impl.forward(...) / holder->forward(...)
+  HolderCall,       ///< holder(...)
+  AnyModuleForward, ///< any_module.forward(...)
+  JitForward,       ///< jit_module.forward(...) / jit_module(...)
+};
+ForwardKind classifyForwardCall(const CallExpr *Call);
+inline bool isForwardCall(const CallExpr *Call) {
+  return classifyForwardCall(Call) != ForwardKind::None;
+}
+/// The object a forward pass is invoked on (the holder, the module, the jit
+/// module), with implicit casts and operator-> stripped; null if not a forward.
+const Expr *forwardCallObject(const CallExpr *Call);
+
+/// tensor.backward(...), torch::autograd::backward(...), torch::autograd::grad(...).
+bool isBackwardOrGradCall(const CallExpr *Call);
+/// The member function called on a LibTorch module-like object, or "" when
+/// \p Call is not such a call (e.g. "eval", "train", "to", "zero_grad").
+llvm::StringRef moduleMethodName(const CallExpr *Call);
+/// What a call of GradMode::set_enabled(B) does (any of the torch::autograd,
+/// at and c10 spellings); NotACall for any other call.
+enum class SetGradEnabled { NotACall, Disables, Enables, Unknown };
+SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx);
+/// torch::jit::load(...).
+bool isJitLoadCall(const CallExpr *Call);
+
+/// Strip parens, implicit casts, temporaries and the operator-> of a holder.
+const Expr *stripHolderArrow(const Expr *E);
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_TORCHNAMES_H

@@ -1,0 +1,39 @@
+# Locates Clang/LLVM of major version LIBTORCH_TIDY_LLVM_VERSION and the
+# clang-tidy executable that the plugin will be loaded into, and refuses a
+# clang-tidy whose major version differs from the headers'.
+set(_ltt_v ${LIBTORCH_TIDY_LLVM_VERSION})
+find_package(LLVM CONFIG REQUIRED NO_DEFAULT_PATH
+  HINTS ${LLVM_DIR} /usr/lib/llvm-${_ltt_v}/lib/cmake/llvm /usr/lib/llvm-${_ltt_v})
+find_package(Clang CONFIG REQUIRED NO_DEFAULT_PATH
+  HINTS /usr/lib/llvm-${_ltt_v}/lib/cmake/clang ${LLVM_DIR}/../clang)
+
+if(NOT LLVM_VERSION_MAJOR EQUAL _ltt_v)
+  message(FATAL_ERROR "libtorch-tidy: found LLVM ${LLVM_PACKAGE_VERSION} headers at ${LLVM_DIR}, "
+                      "but LIBTORCH_TIDY_LLVM_VERSION is ${_ltt_v}")
+endif()
+if(NOT TARGET clang-tidy)
+  message(FATAL_ERROR "libtorch-tidy: the Clang ${_ltt_v} package exports no clang-tidy target; "
+                      "install clang-tidy-${_ltt_v}")
+endif()
+
+get_target_property(_ltt_tidy_configs clang-tidy IMPORTED_CONFIGURATIONS)
+list(GET _ltt_tidy_configs 0 _ltt_tidy_config)
+get_target_property(LIBTORCH_TIDY_CLANG_TIDY clang-tidy IMPORTED_LOCATION_${_ltt_tidy_config})
+if(NOT LIBTORCH_TIDY_CLANG_TIDY OR NOT EXISTS "${LIBTORCH_TIDY_CLANG_TIDY}")
+  message(FATAL_ERROR "libtorch-tidy: clang-tidy ${_ltt_v} not found at '${LIBTORCH_TIDY_CLANG_TIDY}'; "
+                      "install clang-tidy-${_ltt_v}")
+endif()
+execute_process(COMMAND "${LIBTORCH_TIDY_CLANG_TIDY}" --version
+                OUTPUT_VARIABLE _ltt_tidy_version_text RESULT_VARIABLE _ltt_rc)
+string(REGEX MATCH "version ([0-9]+)\\." _ltt_m "${_ltt_tidy_version_text}")
+if(NOT _ltt_rc EQUAL 0 OR NOT CMAKE_MATCH_1 EQUAL LLVM_VERSION_MAJOR)
+  message(FATAL_ERROR "libtorch-tidy: ${LIBTORCH_TIDY_CLANG_TIDY} is clang-tidy major version "
+                      "'${CMAKE_MATCH_1}', but the Clang headers are version ${LLVM_VERSION_MAJOR}; "
+                      "the plugin only loads into the clang-tidy it was built for")
+endif()
+message(STATUS "libtorch-tidy: Clang ${LLVM_PACKAGE_VERSION}, clang-tidy ${LIBTORCH_TIDY_CLANG_TIDY}")
+
+set(LIBTORCH_TIDY_LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})
+find_program(LIBTORCH_TIDY_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(LIBTORCH_TIDY_LIT NAMES lit lit.py
+  HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-${_ltt_v}/build/utils/lit NO_DEFAULT_PATH)

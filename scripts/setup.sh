@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what libtorch-tidy needs on Debian 12 (as root) and configures and
+# builds it in build/. Safe to run again: installs only what is missing.
+#   LIBTORCH_TIDY_LLVM_VERSION=19   LLVM/Clang major version
+#   BUILD_DIR=build                 build directory
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
+BUILD_DIR=${BUILD_DIR:-build}
+
+packages=(cmake ninja-build g++ python3 git
+          "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages and not root: run as root or install: ${missing[*]}" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+mkdir -p "$BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DLIBTORCH_TIDY_LLVM_VERSION="$LLVM_V" ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
+  || { cat "$BUILD_DIR/configure.log"; exit 1; }
+cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -1,0 +1,2 @@
+#pragma once
+#include "../../torch/mock_core.h"

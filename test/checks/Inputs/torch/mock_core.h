@@ -1,0 +1,286 @@
+// Mock LibTorch for the lit tests: declarations only, in the namespaces and
+// shapes real LibTorch (1.13 .. 2.x) gives them. Nothing here is real code.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace c10 {
+template <class T> using optional = std::optional<T>;
+constexpr std::nullopt_t nullopt = std::nullopt;
+template <class T> class ArrayRef {
+public:
+  ArrayRef();
+  ArrayRef(const std::vector<T> &);
+  ArrayRef(std::initializer_list<T>);
+  ArrayRef(const T &);
+};
+using IntArrayRef = ArrayRef<int64_t>;
+enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+struct Device {
+  Device(DeviceType type, int8_t index = -1);
+  Device(const std::string &);
+  bool is_cuda() const;
+  bool is_cpu() const;
+};
+class Scalar {
+public:
+  Scalar(double);
+  Scalar(int);
+  Scalar(int64_t);
+  Scalar(float);
+  Scalar(bool);
+  template <typename T> T to() const;
+  double toDouble() const;
+  float toFloat() const;
+  int64_t toLong() const;
+};
+struct TensorOptions {
+  TensorOptions();
+  TensorOptions(ScalarType);
+  TensorOptions(Device);
+  TensorOptions(DeviceType);
+  TensorOptions dtype(ScalarType) const;
+  TensorOptions device(Device) const;
+  TensorOptions requires_grad(bool = true) const;
+};
+
+// c10/core/GradMode.h
+struct GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+struct AutoGradMode {
+  AutoGradMode(bool enabled);
+  ~AutoGradMode();
+  bool prev_mode;
+};
+struct NoGradGuard : public AutoGradMode {
+  NoGradGuard() : AutoGradMode(/*enabled=*/false) {}
+};
+// c10/core/InferenceMode.h
+struct InferenceMode {
+  InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  static bool is_enabled();
+};
+} // namespace c10
+
+namespace at {
+using c10::Device;
+using c10::DeviceType;
+using c10::IntArrayRef;
+using c10::kCPU;
+using c10::kCUDA;
+using c10::Scalar;
+using c10::ScalarType;
+using c10::TensorOptions;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kByte = ScalarType::Byte;
+
+// ATen/core/grad_mode.h
+using GradMode = c10::GradMode;
+using AutoGradMode = c10::AutoGradMode;
+using NoGradGuard = c10::NoGradGuard;
+
+class Tensor;
+using TensorList = c10::ArrayRef<Tensor>;
+
+class TensorBase {
+public:
+  TensorBase();
+  int64_t dim() const;
+  int64_t numel() const;
+  bool defined() const;
+  bool requires_grad() const;
+  bool is_cuda() const;
+  c10::IntArrayRef sizes() const;
+  int64_t size(int64_t dim) const;
+  ScalarType scalar_type() const;
+  Device device() const;
+  template <typename T> T *data_ptr() const;
+};
+
+class Tensor : public TensorBase {
+public:
+  Tensor();
+  Tensor(const Tensor &);
+  Tensor(Tensor &&);
+  Tensor &operator=(const Tensor &) &;
+  Tensor &operator=(Tensor &&) &;
+  Tensor &operator=(const Scalar &) &;
+
+  void backward(const Tensor &gradient = {}, c10::optional<bool> retain_graph = c10::nullopt,
+                bool create_graph = false, c10::optional<TensorList> inputs = c10::nullopt) const;
+  Tensor detach() const;
+  Tensor &detach_();
+  Scalar item() const;
+  template <typename T> T item() const;
+  Tensor grad() const;
+  Tensor &grad();
+  const Tensor &requires_grad_(bool requires_grad = true) const;
+  Tensor &set_requires_grad(bool requires_grad);
+  using TensorBase::requires_grad;
+
+  Tensor operator[](int64_t index) const;
+  Tensor operator-() const;
+  Tensor &operator+=(const Tensor &other);
+  Tensor &operator+=(const Scalar &other);
+  Tensor &operator-=(const Tensor &other);
+  Tensor &operator-=(const Scalar &other);
+  Tensor &operator*=(const Tensor &other);
+  Tensor &operator*=(const Scalar &other);
+  Tensor &operator/=(const Tensor &other);
+  Tensor &operator/=(const Scalar &other);
+
+  Tensor add(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor &add_(const Tensor &other, const Scalar &alpha = 1);
+  Tensor &add_(const Scalar &other, const Scalar &alpha = 1);
+  Tensor sub(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor &sub_(const Tensor &other, const Scalar &alpha = 1);
+  Tensor mul(const Tensor &other) const;
+  Tensor mul(const Scalar &other) const;
+  Tensor &mul_(const Tensor &other);
+  Tensor &mul_(const Scalar &other);
+  Tensor div(const Tensor &other) const;
+  Tensor div(const Scalar &other) const;
+  Tensor &div_(const Tensor &other);
+  Tensor &div_(const Scalar &other);
+  Tensor &zero_();
+  Tensor &copy_(const Tensor &src, bool non_blocking = false);
+  Tensor &fill_(const Scalar &value);
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor abs() const;
+  Tensor pow(const Scalar &exponent) const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor matmul(const Tensor &other) const;
+  Tensor t() const;
+  Tensor view(c10::IntArrayRef size) const;
+  Tensor reshape(c10::IntArrayRef shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor argmax(c10::optional<int64_t> dim = c10::nullopt, bool keepdim = false) const;
+  Tensor argmin(c10::optional<int64_t> dim = c10::nullopt, bool keepdim = false) const;
+  Tensor eq(const Tensor &other) const;
+  Tensor eq(const Scalar &other) const;
+  Tensor ne(const Tensor &other) const;
+  Tensor lt(const Tensor &other) const;
+  Tensor gt(const Tensor &other) const;
+  Tensor le(const Tensor &other) const;
+  Tensor ge(const Tensor &other) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(TensorOptions options, bool non_blocking = false, bool copy = false) const;
+  Tensor toType(ScalarType t) const;
+  Tensor cpu() const;
+  Tensor cuda() const;
+  Tensor to_dense() const;
+  Tensor float_() const;
+};
+
+Tensor operator+(const Tensor &a, const Tensor &b);
+Tensor operator+(const Tensor &a, const Scalar &b);
+Tensor operator+(const Scalar &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Scalar &b);
+Tensor operator-(const Scalar &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Scalar &b);
+Tensor operator*(const Scalar &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Scalar &b);
+Tensor operator==(const Tensor &a, const Tensor &b);
+Tensor operator<(const Tensor &a, const Tensor &b);
+Tensor operator>(const Tensor &a, const Tensor &b);
+
+Tensor mse_loss(const Tensor &self, const Tensor &target, int64_t reduction = 1);
+Tensor l1_loss(const Tensor &self, const Tensor &target, int64_t reduction = 1);
+Tensor nll_loss(const Tensor &self, const Tensor &target);
+Tensor cross_entropy_loss(const Tensor &self, const Tensor &target);
+Tensor binary_cross_entropy(const Tensor &self, const Tensor &target);
+Tensor binary_cross_entropy_with_logits(const Tensor &self, const Tensor &target);
+Tensor smooth_l1_loss(const Tensor &self, const Tensor &target);
+Tensor kl_div(const Tensor &self, const Tensor &target);
+Tensor relu(const Tensor &self);
+Tensor sigmoid(const Tensor &self);
+Tensor tanh(const Tensor &self);
+Tensor softmax(const Tensor &self, int64_t dim);
+Tensor log_softmax(const Tensor &self, int64_t dim);
+Tensor matmul(const Tensor &a, const Tensor &b);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor sum(const Tensor &self);
+Tensor mean(const Tensor &self);
+Tensor argmax(const Tensor &self, c10::optional<int64_t> dim = c10::nullopt, bool keepdim = false);
+Tensor dropout(const Tensor &input, double p, bool train);
+} // namespace at
+
+namespace torch {
+using namespace at; // torch/types.h
+Tensor zeros(c10::IntArrayRef size, TensorOptions options = {});
+Tensor ones(c10::IntArrayRef size, TensorOptions options = {});
+Tensor randn(c10::IntArrayRef size, TensorOptions options = {});
+Tensor rand(c10::IntArrayRef size, TensorOptions options = {});
+Tensor randint(int64_t high, c10::IntArrayRef size, TensorOptions options = {});
+Tensor empty(c10::IntArrayRef size, TensorOptions options = {});
+Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
+Tensor tensor(double value, TensorOptions options = {});
+Tensor zeros_like(const Tensor &self);
+Tensor ones_like(const Tensor &self);
+using NoGradGuard = at::NoGradGuard; // torch/utils.h
+using InferenceMode = c10::InferenceMode;
+
+namespace autograd {
+using Variable = at::Tensor;
+using variable_list = std::vector<Variable>;
+using GradMode = at::GradMode;
+using AutoGradMode = at::AutoGradMode;
+void backward(const variable_list &tensors, const variable_list &grad_tensors = {},
+              c10::optional<bool> retain_graph = c10::nullopt, bool create_graph = false,
+              const variable_list &inputs = {});
+variable_list grad(const variable_list &outputs, const variable_list &inputs,
+                   const variable_list &grad_outputs = {},
+                   c10::optional<bool> retain_graph = c10::nullopt, bool create_graph = false,
+                   bool allow_unused = false);
+} // namespace autograd
+
+namespace cuda {
+bool is_available();
+int64_t device_count();
+void synchronize(int64_t device_index = -1);
+} // namespace cuda
+} // namespace torch

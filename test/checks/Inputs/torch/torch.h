@@ -1,0 +1,4 @@
+// Mock of <torch/torch.h> for the lit tests.
+#pragma once
+#include "mock_core.h"
+#include "mock_nn.h"

@@ -1,0 +1,8 @@
+# lit suite: one file per check, against the mock LibTorch headers in Inputs/.
+import os
+import sys
+
+sys.path.insert(0, os.path.join(config.source_root, "test"))
+import lit_common  # noqa: E402
+
+lit_common.configure(config, lit_config, [".cpp", ".test"])

@@ -1,0 +1,8 @@
+# lit suite: the libtorch-tidy command on small generated projects.
+import os
+import sys
+
+sys.path.insert(0, os.path.join(config.source_root, "test"))
+import lit_common  # noqa: E402
+
+lit_common.configure(config, lit_config, [".test"])

@@ -1,0 +1,39 @@
+"""Settings shared by the lit suites of libtorch-tidy."""
+import os
+import shlex
+
+import lit.formats
+
+
+def configure(config, lit_config, suffixes):
+    config.name = "libtorch-tidy-" + config.suite_name
+    config.test_format = lit.formats.ShTest(execute_external=False)
+    config.suffixes = suffixes
+    config.test_source_root = os.path.join(config.source_root, "test", config.suite_name)
+    config.test_exec_root = os.path.join(config.build_root, "test", config.suite_name)
+    config.excludes = ["Inputs", "lit.cfg.py"]
+    config.environment["PATH"] = os.pathsep.join(
+        [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+    for var in ("HOME", "TMPDIR", "LANG", "LC_ALL"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+
+    test_dir = os.path.join(config.source_root, "test")
+    inputs = os.path.join(test_dir, "checks", "Inputs")
+    q = shlex.quote
+    checker = " ".join([q(config.python), q(os.path.join(test_dir, "check_torch_tidy.py")),
+                        "--clang-tidy", q(config.clang_tidy), "--plugin", q(config.plugin),
+                        "--mocks", q(inputs)])
+    config.substitutions.append(("%check_torch_tidy", checker))
+    config.substitutions.append(("%clang_tidy", q(config.clang_tidy)))
+    config.substitutions.append(("%plugin", q(config.plugin)))
+    config.substitutions.append(("%mocks", q(inputs)))
+    config.substitutions.append(("%driver", q(config.driver)))
+    config.substitutions.append(("%python", q(config.python)))
+    config.substitutions.append(("%cxx", q(config.cxx)))
+    config.substitutions.append(("%srcroot", q(config.source_root)))
+    config.substitutions.append(("%buildroot", q(config.build_root)))
+    config.substitutions.append(("%torch_cxxflags", config.torch_cxxflags))
+    config.substitutions.append(("%torch_ldflags", config.torch_ldflags))
+    if config.have_torch:
+        config.available_features.add("torch")

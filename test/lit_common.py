@@ -35,5 +35,19 @@ def configure(config, lit_config, suffixes):
     config.substitutions.append(("%buildroot", q(config.build_root)))
     config.substitutions.append(("%torch_cxxflags", config.torch_cxxflags))
     config.substitutions.append(("%torch_ldflags", config.torch_ldflags))
+    # One feature per registered check ("check-torch-foo"), for end-to-end tests
+    # that need a check another part of the project provides.
+    try:
+        import re
+        import subprocess
+        listed = subprocess.run([config.clang_tidy, "--load", config.plugin, "--checks=-*,torch-*",
+                                 "--list-checks"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, timeout=60).stdout
+        for check in re.findall(r"^\s+(torch-[a-z0-9-]+)\s*$", listed, re.M):
+            config.available_features.add("check-" + check)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if os.path.exists(config.driver):
+        config.available_features.add("driver")
     if config.have_torch:
         config.available_features.add("torch")

@@ -2,6 +2,9 @@
 
 #include "ASTHelpers.h"
 
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
 namespace clang::tidy::torch_check {
 
 bool isDescendant(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {
@@ -9,6 +12,40 @@ bool isDescendant(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {
     if (P == Ancestor)
       return true;
   return false;
+}
+
+bool isLoopStmt(const Stmt *S) {
+  return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+}
+
+const Stmt *enclosingLoop(const Stmt *S, const ParentMap &PM, const Stmt *StopAt) {
+  const Stmt *Child = S;
+  for (const Stmt *P = PM.getParent(S); P && Child != StopAt; Child = P, P = PM.getParent(P)) {
+    if (isa<LambdaExpr>(P))
+      return nullptr;
+    if (!isLoopStmt(P))
+      continue;
+    // The init statement of a for loop and the range of a range-for run once.
+    if (const auto *For = dyn_cast<ForStmt>(P); For && Child == For->getInit())
+      continue;
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(P);
+        RF && Child != RF->getBody() && Child != RF->getLoopVarStmt())
+      continue;
+    return P;
+  }
+  return nullptr;
+}
+
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *For = dyn_cast_or_null<ForStmt>(Loop))
+    return For->getBody();
+  if (const auto *RF = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    return RF->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
+    return D->getBody();
+  return nullptr;
 }
 
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM) {

@@ -17,6 +17,18 @@ namespace clang::tidy::torch_check {
 /// True when \p Ancestor is \p S or encloses it (per \p PM).
 bool isDescendant(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM);
 
+/// for, range-for, while and do statements.
+bool isLoopStmt(const Stmt *S);
+
+/// The innermost loop that encloses \p S (not counting \p S itself), whose body
+/// (or condition/increment) holds \p S; stops at \p StopAt (a function body or a
+/// lambda body) and returns null when there is none. Lambdas end the search:
+/// a lambda's body does not run in the loop that spells it.
+const Stmt *enclosingLoop(const Stmt *S, const ParentMap &PM, const Stmt *StopAt = nullptr);
+
+/// The body statement of a loop statement.
+const Stmt *loopBody(const Stmt *Loop);
+
 /// The leading whitespace of the line that holds \p Loc (its expansion).
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM);
 

@@ -1,0 +1,265 @@
+//===--- Instrument.cpp - libtorch-tidy -----------------------------------===//
+//
+// libtorch-tidy-instrument FILE --line N [--line N...] [-o OUT] [--report JSON]
+//                           -- COMPILE ARGS
+//
+// Parses FILE with Clang and inserts a per-iteration probe statement at the
+// start of the body of the innermost loop that holds each given line, plus the
+// runtime's #include at the top of the file. Writes the rewritten file to OUT
+// (default: in place, atomically) and, with --report, a JSON list of the loops
+// it instrumented. Exit codes: 0 done, 1 no loop holds any given line, 2 usage,
+// parse or I/O errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+
+using namespace clang;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory Category("libtorch-tidy-instrument options");
+static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<file>"), cl::Required,
+                                      cl::cat(Category));
+static cl::list<unsigned> Lines("line", cl::desc("a line inside a loop to instrument"),
+                                cl::OneOrMore, cl::cat(Category));
+static cl::opt<std::string> Output("o", cl::desc("output file (default: rewrite in place)"),
+                                   cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string> Report("report", cl::desc("write the instrumented loops as JSON"),
+                                   cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string>
+    Statement("statement", cl::desc("the probe statement; {label} is replaced by the loop's label"),
+              cl::init("LIBTORCH_TIDY_ITERATION(\"{label}\");"), cl::cat(Category));
+static cl::opt<std::string> Include("include", cl::desc("the header the probe needs"),
+                                    cl::init("libtorch_tidy/probe.h"), cl::cat(Category));
+
+namespace {
+
+struct LoopInfo {
+  const Stmt *Loop;
+  const Stmt *Body;
+  unsigned BeginLine, EndLine;
+  std::string Function;
+};
+
+class LoopCollector : public RecursiveASTVisitor<LoopCollector> {
+public:
+  LoopCollector(SourceManager &SM, std::vector<LoopInfo> &Loops) : SM(SM), Loops(Loops) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    std::string Saved = Function;
+    Function = FD->getNameAsString();
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    Function = Saved;
+    return R;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *MD) {
+    std::string Saved = Function;
+    if (!MD->getParent()->isLambda())
+      Function = MD->getParent()->getNameAsString() + "::" + MD->getNameAsString();
+    bool R = RecursiveASTVisitor::TraverseCXXMethodDecl(MD);
+    Function = Saved;
+    return R;
+  }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool VisitForStmt(ForStmt *S) { return add(S, S->getBody()); }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) { return add(S, S->getBody()); }
+  bool VisitWhileStmt(WhileStmt *S) { return add(S, S->getBody()); }
+  bool VisitDoStmt(DoStmt *S) { return add(S, S->getBody()); }
+
+private:
+  bool add(const Stmt *Loop, const Stmt *Body) {
+    SourceLocation B = Loop->getBeginLoc(), E = Loop->getEndLoc();
+    if (!Body || B.isMacroID() || E.isMacroID() || Body->getBeginLoc().isMacroID() ||
+        !SM.isInMainFile(B))
+      return true;
+    Loops.push_back({Loop, Body, SM.getSpellingLineNumber(B), SM.getSpellingLineNumber(E),
+                     Function});
+    return true;
+  }
+  SourceManager &SM;
+  std::vector<LoopInfo> &Loops;
+  std::string Function;
+};
+
+struct Result {
+  bool ParsedOK = false;
+  std::string Rewritten;
+  llvm::json::Array Instrumented;
+  std::vector<unsigned> Unmatched;
+};
+
+class InstrumentConsumer : public ASTConsumer {
+public:
+  InstrumentConsumer(CompilerInstance &CI, Result &R) : CI(CI), R(R) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    SourceManager &SM = Ctx.getSourceManager();
+    std::vector<LoopInfo> Loops;
+    LoopCollector(SM, Loops).TraverseDecl(Ctx.getTranslationUnitDecl());
+
+    Rewriter RW(SM, Ctx.getLangOpts());
+    std::map<const Stmt *, std::string> Chosen; // loop -> label
+    for (unsigned Line : Lines) {
+      const LoopInfo *Best = nullptr;
+      for (const LoopInfo &L : Loops)
+        if (L.BeginLine <= Line && Line <= L.EndLine &&
+            (!Best || L.EndLine - L.BeginLine < Best->EndLine - Best->BeginLine))
+          Best = &L;
+      if (!Best) {
+        R.Unmatched.push_back(Line);
+        continue;
+      }
+      std::string Label = (Best->Function.empty() ? std::string("loop") : Best->Function) + ":" +
+                          std::to_string(Best->BeginLine);
+      if (Chosen.emplace(Best->Loop, Label).second)
+        R.Instrumented.push_back(llvm::json::Object{{"line", Line},
+                                                    {"loop_line", Best->BeginLine},
+                                                    {"loop_end_line", Best->EndLine},
+                                                    {"function", Best->Function},
+                                                    {"label", Label}});
+    }
+    for (const auto &[Loop, Label] : Chosen) {
+      const Stmt *Body = nullptr;
+      for (const LoopInfo &L : Loops)
+        if (L.Loop == Loop)
+          Body = L.Body;
+      std::string Probe = Statement;
+      for (size_t Pos; (Pos = Probe.find("{label}")) != std::string::npos;)
+        Probe.replace(Pos, 7, Label);
+      if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+        RW.InsertTextAfterToken(CS->getLBracLoc(), " " + Probe);
+      } else {
+        SourceLocation End = Body->getEndLoc();
+        SourceLocation After =
+            Lexer::findLocationAfterToken(End, tok::semi, SM, Ctx.getLangOpts(), false);
+        if (After.isInvalid())
+          After = Lexer::getLocForEndOfToken(End, 0, SM, Ctx.getLangOpts());
+        RW.InsertTextBefore(Body->getBeginLoc(), "{ " + Probe + " ");
+        RW.InsertTextAfter(After, " }");
+      }
+    }
+    if (!Chosen.empty())
+      RW.InsertTextBefore(SM.getLocForStartOfFile(SM.getMainFileID()),
+                          "#include <" + Include + ">\n#line 1\n");
+    const auto *Buf = RW.getRewriteBufferFor(SM.getMainFileID());
+    R.Rewritten = Buf ? std::string(Buf->begin(), Buf->end())
+                      : SM.getBufferData(SM.getMainFileID()).str();
+    R.ParsedOK = true;
+  }
+
+private:
+  CompilerInstance &CI;
+  Result &R;
+};
+
+class InstrumentAction : public ASTFrontendAction {
+public:
+  explicit InstrumentAction(Result &R) : R(R) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    return std::make_unique<InstrumentConsumer>(CI, R);
+  }
+
+private:
+  Result &R;
+};
+
+class ActionFactory : public tooling::FrontendActionFactory {
+public:
+  explicit ActionFactory(Result &R) : R(R) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<InstrumentAction>(R);
+  }
+
+private:
+  Result &R;
+};
+
+int fail(const llvm::Twine &Message) {
+  llvm::errs() << "libtorch-tidy-instrument: error: " << Message << "\n";
+  return 2;
+}
+
+bool writeAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+  llvm::SmallString<256> Temp(Path);
+  Temp += ".instrument-tmp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Temp, EC, llvm::sys::fs::OF_None);
+    if (EC)
+      return false;
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      llvm::sys::fs::remove(Temp);
+      return false;
+    }
+  }
+  if (llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  std::string ErrorMessage;
+  std::unique_ptr<tooling::CompilationDatabase> DB =
+      tooling::FixedCompilationDatabase::loadFromCommandLine(argc, argv, ErrorMessage);
+  cl::HideUnrelatedOptions(Category);
+  if (!cl::ParseCommandLineOptions(argc, argv, "Inserts per-iteration probes into loops\n"))
+    return 2;
+  if (!DB)
+    DB = std::make_unique<tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
+  if (!llvm::sys::fs::exists(InputFile))
+    return fail("no such file: " + InputFile);
+
+  Result R;
+  tooling::ClangTool Tool(*DB, {InputFile});
+  Tool.setPrintErrorMessage(false);
+  ActionFactory Factory(R);
+  int RC = Tool.run(&Factory);
+  if (RC != 0 || !R.ParsedOK)
+    return fail("'" + InputFile + "' does not compile with the given flags");
+
+  if (!Report.empty()) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Report, EC);
+    if (EC)
+      return fail("cannot write '" + Report + "': " + EC.message());
+    llvm::json::Array Unmatched;
+    for (unsigned L : R.Unmatched)
+      Unmatched.push_back(L);
+    OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"loops", std::move(R.Instrumented)},
+                                     {"unmatched_lines", std::move(Unmatched)}}))
+       << "\n";
+  } 
+  if (R.Unmatched.size() == Lines.size())
+    return llvm::errs() << "libtorch-tidy-instrument: no loop holds the given lines\n", 1;
+  std::string Out = Output.empty() ? std::string(InputFile) : std::string(Output);
+  if (!writeAtomically(Out, R.Rewritten))
+    return fail("cannot write '" + Out + "'");
+  return 0;
+}

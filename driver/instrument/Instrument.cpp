@@ -101,6 +101,7 @@ private:
 
 struct Result {
   bool ParsedOK = false;
+  bool HasMain = false;
   std::string Rewritten;
   llvm::json::Array Instrumented;
   std::vector<unsigned> Unmatched;
@@ -114,6 +115,10 @@ public:
     if (CI.getDiagnostics().hasErrorOccurred())
       return;
     SourceManager &SM = Ctx.getSourceManager();
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (const auto *FD = dyn_cast<FunctionDecl>(D))
+        if (FD->isMain() && FD->hasBody() && SM.isInMainFile(FD->getLocation()))
+          R.HasMain = true;
     std::vector<LoopInfo> Loops;
     LoopCollector(SM, Loops).TraverseDecl(Ctx.getTranslationUnitDecl());
 
@@ -252,6 +257,7 @@ int main(int argc, const char **argv) {
     for (unsigned L : R.Unmatched)
       Unmatched.push_back(L);
     OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"has_main", R.HasMain},
                                      {"loops", std::move(R.Instrumented)},
                                      {"unmatched_lines", std::move(Unmatched)}}))
        << "\n";

@@ -1,0 +1,629 @@
+//===--- Verify.cpp - libtorch-tidy ---------------------------------------===//
+
+#include "Verify.h"
+#include "Series.h"
+#include "VerifyConfig.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+
+extern char **environ;
+
+namespace cl = llvm::cl;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace libtorch_tidy::verify {
+
+cl::SubCommand Command("verify",
+                       "Prove the memory fix-its on a program: fix a copy, run both, compare "
+                       "memory per iteration");
+
+static cl::OptionCategory Category("verify options");
+static cl::opt<std::string> File(cl::Positional, cl::desc("<file with main()>"), cl::sub(Command),
+                                 cl::cat(Category));
+static cl::opt<std::string> BuildDir("p", cl::desc("build directory with compile_commands.json"),
+                                     cl::value_desc("dir"), cl::sub(Command), cl::cat(Category));
+static cl::opt<unsigned> Iterations("iterations",
+                                    cl::desc("iterations of the instrumented loop to run"),
+                                    cl::init(60), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> Device("device", cl::desc("cpu or cuda (default: cpu)"),
+                                   cl::init("cpu"), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> JsonOut("json", cl::desc("write the results as JSON"),
+                                    cl::value_desc("file"), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> PlotOut("plot", cl::desc("write an SVG of memory per iteration"),
+                                    cl::value_desc("file.svg"), cl::sub(Command),
+                                    cl::cat(Category));
+static cl::opt<unsigned> Timeout("timeout", cl::desc("seconds each program may run (default 300)"),
+                                 cl::init(300), cl::sub(Command), cl::cat(Category));
+static cl::opt<bool> KeepTemp("keep-temp", cl::desc("keep the temporary directory"),
+                              cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> ClangTidyOpt("clang-tidy", cl::desc("the clang-tidy to use"),
+                                         cl::sub(Command), cl::cat(Category));
+
+/// The checks whose mistakes grow memory per iteration.
+static constexpr const char *MemoryChecks[] = {
+    "torch-accumulated-history", "torch-carried-history", "torch-eval-without-no-grad",
+    "torch-history-in-container", "torch-unneeded-retain-graph"};
+
+namespace {
+
+struct Failure {
+  int Code;
+  std::string Message;
+};
+
+struct Finding {
+  std::string Check, Message;
+  unsigned Line = 0, Column = 0;
+  std::string Label; ///< the instrumented loop, "" when none holds it
+};
+
+struct ProcessResult {
+  int ReturnCode = -1;
+  bool TimedOut = false;
+  std::string Output; ///< stdout and stderr together
+};
+
+/// Runs \p Args (Args[0] found on PATH if not absolute) in \p Dir with extra
+/// environment \p Env; output captured in a file under \p Temp.
+ProcessResult runProcess(std::vector<std::string> Args, llvm::StringRef Dir,
+                         const std::vector<std::string> &Env, unsigned Seconds,
+                         llvm::StringRef Temp) {
+  ProcessResult R;
+  if (!Dir.empty()) {
+    // ExecuteAndWait has no working directory: go through the shell.
+    std::vector<std::string> Wrapped = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", Dir.str()};
+    Wrapped.insert(Wrapped.end(), Args.begin(), Args.end());
+    Args = std::move(Wrapped);
+  }
+  std::string Program = Args[0];
+  if (!path::is_absolute(Program))
+    if (auto Found = llvm::sys::findProgramByName(Program))
+      Program = *Found;
+  llvm::SmallString<256> OutFile;
+  fs::createUniqueFile(Temp + "/process-%%%%%%.log", OutFile);
+  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(OutFile),
+                                                llvm::StringRef(OutFile)};
+  std::vector<llvm::StringRef> ArgRefs(Args.begin(), Args.end());
+  std::optional<llvm::ArrayRef<llvm::StringRef>> EnvRefs;
+  std::vector<std::string> FullEnv;
+  std::vector<llvm::StringRef> EnvStore;
+  if (!Env.empty()) {
+    for (char **E = environ; *E; ++E) {
+      llvm::StringRef Var(*E);
+      bool Overridden = llvm::any_of(
+          Env, [&](const std::string &O) { return Var.split('=').first == llvm::StringRef(O).split('=').first; });
+      if (!Overridden)
+        FullEnv.push_back(Var.str());
+    }
+    FullEnv.insert(FullEnv.end(), Env.begin(), Env.end());
+    EnvStore.assign(FullEnv.begin(), FullEnv.end());
+    EnvRefs = EnvStore;
+  }
+  std::string ErrMsg;
+  bool ExecFailed = false;
+  R.ReturnCode = llvm::sys::ExecuteAndWait(Program, ArgRefs, EnvRefs, Redirects, Seconds, 0,
+                                           &ErrMsg, &ExecFailed);
+  R.TimedOut = R.ReturnCode == -2 || llvm::StringRef(ErrMsg).contains("timeout");
+  if (auto Buf = llvm::MemoryBuffer::getFile(OutFile))
+    R.Output = (*Buf)->getBuffer().str();
+  if (ExecFailed)
+    R.Output += "\n" + ErrMsg;
+  fs::remove(OutFile);
+  return R;
+}
+
+std::string firstErrorLine(llvm::StringRef Output) {
+  llvm::SmallVector<llvm::StringRef, 32> Lines;
+  Output.split(Lines, '\n');
+  for (llvm::StringRef L : Lines)
+    if (L.contains("error:") || L.contains("error "))
+      return L.trim().str();
+  for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
+    if (!It->trim().empty())
+      return It->trim().str();
+  return "(no output)";
+}
+
+std::string absolute(llvm::StringRef P) {
+  llvm::SmallString<256> Abs(P);
+  fs::make_absolute(Abs);
+  path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  return std::string(Abs);
+}
+
+struct CompileCommand {
+  std::string Directory;
+  std::vector<std::string> Flags; ///< without compiler, -c, -o, the source and dependency flags
+};
+
+std::optional<std::string> findCompileDatabase(llvm::StringRef FilePath) {
+  if (!BuildDir.empty()) {
+    llvm::SmallString<256> P(BuildDir);
+    path::append(P, "compile_commands.json");
+    return std::string(P);
+  }
+  for (llvm::StringRef Dir = path::parent_path(FilePath); !Dir.empty();
+       Dir = path::parent_path(Dir)) {
+    for (const char *Sub : {"", "build"}) {
+      llvm::SmallString<256> P(Dir);
+      path::append(P, Sub, "compile_commands.json");
+      if (fs::exists(P))
+        return std::string(P);
+    }
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<CompileCommand> loadCompileCommand(llvm::StringRef DbPath, llvm::StringRef FilePath) {
+  auto Buf = llvm::MemoryBuffer::getFile(DbPath);
+  if (!Buf)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot read compile database '" + DbPath + "'");
+  auto Json = llvm::json::parse((*Buf)->getBuffer());
+  if (!Json)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "malformed compile database '" + DbPath +
+                                       "': " + llvm::toString(Json.takeError()));
+  const llvm::json::Array *Entries = Json->getAsArray();
+  if (!Entries)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "malformed compile database '" + DbPath + "': not an array");
+  for (const llvm::json::Value &V : *Entries) {
+    const llvm::json::Object *E = V.getAsObject();
+    if (!E)
+      continue;
+    auto Dir = E->getString("directory");
+    auto EntryFile = E->getString("file");
+    if (!Dir || !EntryFile)
+      continue;
+    llvm::SmallString<256> Abs(*EntryFile);
+    if (!path::is_absolute(Abs))
+      Abs = (*Dir + "/" + *EntryFile).str();
+    if (absolute(Abs) != FilePath)
+      continue;
+    llvm::BumpPtrAllocator Alloc;
+    llvm::StringSaver Saver(Alloc);
+    std::vector<std::string> Args;
+    if (const llvm::json::Array *A = E->getArray("arguments")) {
+      for (const llvm::json::Value &Arg : *A)
+        if (auto S = Arg.getAsString())
+          Args.push_back(S->str());
+    } else if (auto Cmd = E->getString("command")) {
+      llvm::SmallVector<const char *, 32> Tokens;
+      cl::TokenizeGNUCommandLine(*Cmd, Saver, Tokens);
+      for (const char *T : Tokens)
+        Args.push_back(T);
+    }
+    if (Args.empty())
+      continue;
+    CompileCommand C;
+    C.Directory = Dir->str();
+    for (size_t I = 1; I < Args.size(); ++I) {
+      llvm::StringRef A = Args[I];
+      if (A == "-c" || A == "-MD" || A == "-MMD" || A == "-MP")
+        continue;
+      if (A == "-o" || A == "-MF" || A == "-MT" || A == "-MQ") {
+        ++I;
+        continue;
+      }
+      if (A.starts_with("-o") && A.size() > 2)
+        continue;
+      if (!A.starts_with("-")) {
+        llvm::SmallString<256> P(A);
+        if (!path::is_absolute(P))
+          P = (C.Directory + "/" + A).str();
+        if (absolute(P) == FilePath)
+          continue;
+      }
+      C.Flags.push_back(A.str());
+    }
+    return C;
+  }
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "no compile command for '" + FilePath + "' in '" + DbPath + "'");
+}
+
+std::vector<Finding> parseFindings(llvm::StringRef Output, llvm::StringRef FileName) {
+  std::vector<Finding> Findings;
+  llvm::Regex Re("^(.*):([0-9]+):([0-9]+): warning: (.*) \\[([a-z0-9-]+)(,[^]]*)?\\]$");
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  Output.split(Lines, '\n');
+  for (llvm::StringRef L : Lines) {
+    llvm::SmallVector<llvm::StringRef, 7> M;
+    if (!Re.match(L.rtrim(), &M))
+      continue;
+    if (path::filename(M[1]) != FileName)
+      continue;
+    Finding F;
+    F.Line = std::stoul(M[2].str());
+    F.Column = std::stoul(M[3].str());
+    F.Message = M[4].str();
+    F.Check = M[5].str();
+    Findings.push_back(std::move(F));
+  }
+  return Findings;
+}
+
+std::string humanBytes(double B) {
+  double A = B < 0 ? -B : B;
+  if (A >= 1024.0 * 1024.0)
+    return llvm::formatv("{0:F2} MiB", B / (1024.0 * 1024.0)).str();
+  if (A >= 1024.0)
+    return llvm::formatv("{0:F1} KiB", B / 1024.0).str();
+  return llvm::formatv("{0:F0} B", B).str();
+}
+
+struct Outcome {
+  Finding F;
+  LoopStats Before, After;
+  std::string Verdict;
+  std::vector<Sample> SeriesBefore, SeriesAfter;
+};
+
+std::string verdictFor(const LoopStats &Before, const LoopStats &After) {
+  if (!Before.Growing && !After.Growing)
+    return "no growth observed";
+  if (Before.Growing && !After.Growing)
+    return "fixed";
+  if (!Before.Growing && After.Growing)
+    return "regressed";
+  if (After.BytesPerIteration > Before.BytesPerIteration * 1.25)
+    return "regressed";
+  return "not fixed";
+}
+
+void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
+  std::vector<const Outcome *> Panels;
+  std::vector<std::string> Seen;
+  for (const Outcome &O : Outcomes)
+    if (!O.F.Label.empty() && !llvm::is_contained(Seen, O.F.Label)) {
+      Seen.push_back(O.F.Label);
+      Panels.push_back(&O);
+    }
+  const int W = 760, PH = 280, M = 70;
+  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\""
+     << PH * std::max<size_t>(1, Panels.size()) << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  for (size_t P = 0; P < Panels.size(); ++P) {
+    const Outcome &O = *Panels[P];
+    int Top = int(P) * PH + 30, Bottom = int(P + 1) * PH - 40, Left = M, Right = W - 20;
+    double MaxY = 1, MaxX = 1;
+    for (const auto *S : {&O.SeriesBefore, &O.SeriesAfter})
+      for (const Sample &X : *S) {
+        MaxY = std::max(MaxY, X.LiveBytes);
+        MaxX = std::max(MaxX, double(X.Iteration));
+      }
+    auto PX = [&](double X) { return Left + (Right - Left) * X / MaxX; };
+    auto PY = [&](double Y) { return Bottom - (Bottom - Top) * Y / MaxY; };
+    OS << "<text x=\"" << Left << "\" y=\"" << Top - 10 << "\" font-weight=\"bold\">"
+       << O.F.Label << " (" << O.F.Check << "): " << O.Verdict << "</text>\n";
+    OS << "<line x1=\"" << Left << "\" y1=\"" << Bottom << "\" x2=\"" << Right << "\" y2=\""
+       << Bottom << "\" stroke=\"black\"/>\n";
+    OS << "<line x1=\"" << Left << "\" y1=\"" << Top << "\" x2=\"" << Left << "\" y2=\"" << Bottom
+       << "\" stroke=\"black\"/>\n";
+    for (int T = 0; T <= 4; ++T) {
+      double Y = MaxY * T / 4;
+      OS << "<text x=\"" << Left - 5 << "\" y=\"" << PY(Y) + 4 << "\" text-anchor=\"end\">"
+         << humanBytes(Y) << "</text>\n";
+    }
+    OS << "<text x=\"" << (Left + Right) / 2 << "\" y=\"" << Bottom + 30
+       << "\" text-anchor=\"middle\">iteration (max " << int(MaxX)
+       << "); live bytes after each iteration</text>\n";
+    const char *Colors[] = {"#d62728", "#2ca02c"};
+    const char *Names[] = {"before", "after fix"};
+    int K = 0;
+    for (const auto *S : {&O.SeriesBefore, &O.SeriesAfter}) {
+      OS << "<polyline fill=\"none\" stroke=\"" << Colors[K] << "\" stroke-width=\"2\" points=\"";
+      for (const Sample &X : *S)
+        OS << llvm::formatv("{0:F1},{1:F1} ", PX(double(X.Iteration)), PY(X.LiveBytes));
+      OS << "\"/>\n";
+      OS << "<text x=\"" << Right - 120 << "\" y=\"" << Top + 15 * (K + 1) << "\" fill=\""
+         << Colors[K] << "\">" << Names[K] << "</text>\n";
+      ++K;
+    }
+  }
+  OS << "</svg>\n";
+}
+
+class TempDir {
+public:
+  TempDir() {
+    fs::createUniqueDirectory("libtorch-tidy-verify", Path);
+  }
+  ~TempDir() {
+    if (!KeepTemp && !Path.empty())
+      fs::remove_directories(Path);
+  }
+  llvm::StringRef str() const { return Path; }
+
+private:
+  llvm::SmallString<256> Path;
+};
+
+std::string joinArgs(const std::vector<std::string> &Args) {
+  std::string S;
+  for (const std::string &A : Args)
+    S += (S.empty() ? "" : " ") + A;
+  return S;
+}
+
+std::vector<std::string> splitFlags(llvm::StringRef Flags) {
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  Flags.split(Parts, ' ', -1, false);
+  return std::vector<std::string>(Parts.begin(), Parts.end());
+}
+
+std::optional<Failure> writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+  llvm::SmallString<256> Tmp(Path);
+  Tmp += ".tmp";
+  std::error_code EC;
+  {
+    llvm::raw_fd_ostream OS(Tmp, EC);
+    if (EC)
+      return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
+    OS << Text;
+  }
+  if ((EC = fs::rename(Tmp, Path)))
+    return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
+  return std::nullopt;
+}
+
+int runImpl(const Toolchain &TC) {
+  auto Fail = [](int Code, const llvm::Twine &Msg) {
+    llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
+    return Code;
+  };
+  if (File.empty())
+    return Fail(UsageError, "no file given: libtorch-tidy verify FILE [-p BUILD_DIR]");
+  if (Device != "cpu" && Device != "cuda")
+    return Fail(UsageError, "--device must be cpu or cuda, not '" + Device + "'");
+  if (Iterations < 5)
+    return Fail(UsageError, "--iterations must be at least 5");
+  std::string FilePath = absolute(File);
+  if (!fs::is_regular_file(FilePath))
+    return Fail(UsageError, "no such file: " + File);
+  for (const std::string *Tool : {&TC.ClangTidy, &TC.Plugin, &TC.Instrument})
+    if (!fs::exists(*Tool))
+      return Fail(UsageError, "missing tool '" + *Tool + "' (is libtorch-tidy installed completely?)");
+  if (TC.RuntimeLinkFlags.empty())
+    return Fail(UsageError, "this libtorch-tidy was built without the runtime companion (no LibTorch "
+                            "at build time): verify cannot run programs");
+  auto Db = findCompileDatabase(FilePath);
+  if (!Db || !fs::exists(*Db))
+    return Fail(UsageError, "no compile_commands.json found for '" + File + "' (use -p BUILD_DIR)");
+  auto Cmd = loadCompileCommand(*Db, FilePath);
+  if (!Cmd)
+    return Fail(UsageError, llvm::toString(Cmd.takeError()));
+
+  TempDir Tmp;
+  if (Tmp.str().empty())
+    return Fail(UsageError, "cannot create a temporary directory");
+  std::string OrigDir = path::parent_path(FilePath).str();
+  std::string Name = path::filename(FilePath).str();
+  std::vector<std::string> Flags = Cmd->Flags;
+  Flags.push_back("-iquote");
+  Flags.push_back(OrigDir);
+  Flags.push_back("-I" + TC.RuntimeIncludeDir);
+
+  std::string Checks = "-*";
+  for (const char *C : MemoryChecks)
+    Checks += std::string(",") + C;
+
+  // 1. The findings, on the user's file as it is.
+  std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
+                                       "--quiet", FilePath, "--"};
+  TidyArgs.insert(TidyArgs.end(), Flags.begin(), Flags.end());
+  ProcessResult Tidy = runProcess(TidyArgs, Cmd->Directory, {}, Timeout, Tmp.str());
+  if (llvm::StringRef(Tidy.Output).contains("clang-diagnostic-error"))
+    return Fail(BuildOrRun, "'" + File + "' does not compile: " + firstErrorLine(Tidy.Output));
+  std::vector<Finding> Findings = parseFindings(Tidy.Output, Name);
+  if (Findings.empty())
+    return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "'");
+
+  // 2. Instrument the loops that hold the findings (the copy before the fix).
+  llvm::SmallString<256> BeforeDir(Tmp.str()), AfterDir(Tmp.str());
+  path::append(BeforeDir, "before");
+  path::append(AfterDir, "after");
+  fs::create_directories(BeforeDir);
+  fs::create_directories(AfterDir);
+  std::string BeforeFile = (BeforeDir + "/" + Name).str(), AfterFile = (AfterDir + "/" + Name).str();
+  std::string ReportFile = (Tmp.str() + "/instrument.json").str();
+  std::vector<std::string> InstArgs = {TC.Instrument, FilePath, "-o", BeforeFile, "--report",
+                                       ReportFile};
+  for (const Finding &F : Findings)
+    InstArgs.push_back("--line=" + std::to_string(F.Line));
+  InstArgs.push_back("--");
+  InstArgs.insert(InstArgs.end(), Flags.begin(), Flags.end());
+  ProcessResult Inst = runProcess(InstArgs, Cmd->Directory, {}, Timeout, Tmp.str());
+  if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
+    return Fail(BuildOrRun, "cannot instrument '" + File + "': " + firstErrorLine(Inst.Output));
+  auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
+  auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
+                          : llvm::Expected<llvm::json::Value>(llvm::createStringError(
+                                llvm::inconvertibleErrorCode(), "unreadable"));
+  if (!Report || !Report->getAsObject())
+    return Fail(BuildOrRun, "cannot read the instrumentation report");
+  if (!Report->getAsObject()->getBoolean("has_main").value_or(false))
+    return Fail(UsageError, "'" + File + "' has no main(): verify runs a program (see docs/verify.md "
+                            "for larger programs)");
+  if (const llvm::json::Array *Loops = Report->getAsObject()->getArray("loops"))
+    for (const llvm::json::Value &L : *Loops)
+      if (const llvm::json::Object *O = L.getAsObject())
+        for (Finding &F : Findings)
+          if (O->getInteger("line") == int64_t(F.Line))
+            F.Label = O->getString("label").value_or("").str();
+  if (llvm::none_of(Findings, [](const Finding &F) { return !F.Label.empty(); }))
+    return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "' is inside a loop");
+
+  // 3. The fixed copy: the same instrumented text with the fix-its applied.
+  if (auto Err = fs::copy_file(BeforeFile, AfterFile))
+    return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
+  std::vector<std::string> FixArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
+                                      "--quiet", "--fix", AfterFile, "--"};
+  FixArgs.insert(FixArgs.end(), Flags.begin(), Flags.end());
+  ProcessResult Fix = runProcess(FixArgs, Cmd->Directory, {}, Timeout, Tmp.str());
+  (void)Fix;
+
+  // 4. Build both.
+  std::vector<std::string> LinkFlags = splitFlags(TC.RuntimeLinkFlags);
+  for (const std::string &F : splitFlags(TC.TorchLinkFlags))
+    LinkFlags.push_back(F);
+  std::string Bins[2];
+  const std::string Sources[2] = {BeforeFile, AfterFile};
+  const char *Which[2] = {"original", "fixed"};
+  for (int I = 0; I < 2; ++I) {
+    Bins[I] = (Tmp.str() + "/" + (I ? "after" : "before") + ".bin").str();
+    std::vector<std::string> CxxArgs = {TC.Cxx};
+    CxxArgs.insert(CxxArgs.end(), Flags.begin(), Flags.end());
+    CxxArgs.push_back(Sources[I]);
+    CxxArgs.push_back("-o");
+    CxxArgs.push_back(Bins[I]);
+    CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
+    ProcessResult Build = runProcess(CxxArgs, Cmd->Directory, {}, Timeout, Tmp.str());
+    if (Build.ReturnCode != 0)
+      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
+                                  firstErrorLine(Build.Output));
+  }
+
+  // 5. Run both with the iteration cap, collect the series.
+  std::map<std::string, std::vector<Sample>> Series[2];
+  for (int I = 0; I < 2; ++I) {
+    std::string Json = (Tmp.str() + "/" + (I ? "after" : "before") + ".json").str();
+    std::vector<std::string> Env = {"LIBTORCH_TIDY_MAX_ITERATIONS=" + std::to_string(Iterations),
+                                    "LIBTORCH_TIDY_REPORT=" + Json,
+                                    "LIBTORCH_TIDY_DEVICE=" + Device.getValue()};
+    if (Device == "cpu")
+      Env.push_back("CUDA_VISIBLE_DEVICES=");
+    ProcessResult Run = runProcess({Bins[I]}, Cmd->Directory, Env, Timeout, Tmp.str());
+    if (Run.TimedOut)
+      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program ran past " +
+                                  llvm::Twine(Timeout.getValue()) + " s");
+    if (!fs::exists(Json))
+      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
+                                  llvm::Twine(Run.ReturnCode) + "): " + firstErrorLine(Run.Output));
+    auto Parsed = readProbeReport(Json);
+    if (!Parsed)
+      return Fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] + " program: " +
+                                  llvm::toString(Parsed.takeError()));
+    Series[I] = std::move(*Parsed);
+  }
+
+  // 6. Judge and report.
+  std::vector<Outcome> Outcomes;
+  for (const Finding &F : Findings) {
+    Outcome O;
+    O.F = F;
+    if (F.Label.empty()) {
+      O.Verdict = "not in a loop";
+    } else {
+      O.SeriesBefore = Series[0][F.Label];
+      O.SeriesAfter = Series[1][F.Label];
+      O.Before = analyse(O.SeriesBefore);
+      O.After = analyse(O.SeriesAfter);
+      O.Verdict = O.SeriesBefore.empty() || O.SeriesAfter.empty() ? "loop not reached"
+                                                                   : verdictFor(O.Before, O.After);
+    }
+    Outcomes.push_back(std::move(O));
+  }
+
+  llvm::outs() << llvm::formatv("{0,-28} {1,-16} {2,-22} {3,12} {4,12} {5,11} {6,11} {7,15}  {8}\n",
+                                "check", "location", "loop", "before/iter", "after/iter",
+                                "peak before", "peak after", "history nodes", "verdict");
+  for (const Outcome &O : Outcomes)
+    llvm::outs() << llvm::formatv(
+        "{0,-28} {1,-16} {2,-22} {3,12} {4,12} {5,11} {6,11} {7,15}  {8}\n", O.F.Check,
+        Name + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
+        humanBytes(O.Before.BytesPerIteration), humanBytes(O.After.BytesPerIteration),
+        humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
+        llvm::formatv("{0:F1} -> {1:F1}", O.Before.NodesPerIteration, O.After.NodesPerIteration)
+            .str(),
+        O.Verdict);
+
+  if (!JsonOut.empty()) {
+    llvm::json::Array Items;
+    for (const Outcome &O : Outcomes) {
+      auto Stats = [](const LoopStats &S) {
+        return llvm::json::Object{{"bytes_per_iteration", S.BytesPerIteration},
+                                  {"peak_bytes", S.PeakBytes},
+                                  {"history_nodes_per_iteration", S.NodesPerIteration},
+                                  {"growing", S.Growing},
+                                  {"samples", int64_t(S.Samples)}};
+      };
+      Items.push_back(llvm::json::Object{{"check", O.F.Check},
+                                         {"file", FilePath},
+                                         {"line", O.F.Line},
+                                         {"column", O.F.Column},
+                                         {"message", O.F.Message},
+                                         {"loop", O.F.Label},
+                                         {"before", Stats(O.Before)},
+                                         {"after", Stats(O.After)},
+                                         {"verdict", O.Verdict}});
+    }
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"file", FilePath},
+                                     {"iterations", Iterations.getValue()},
+                                     {"device", Device.getValue()},
+                                     {"threshold_bytes_per_iteration", GrowthThresholdBytes},
+                                     {"findings", std::move(Items)}}))
+       << "\n";
+    if (auto F = writeFileAtomically(JsonOut, OS.str()))
+      return Fail(F->Code, F->Message);
+  }
+  if (!PlotOut.empty()) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    writeSvg(OS, Outcomes);
+    if (auto F = writeFileAtomically(PlotOut, OS.str()))
+      return Fail(F->Code, F->Message);
+    llvm::outs() << "plot: " << PlotOut << "\n";
+  }
+  bool AllGood = llvm::all_of(Outcomes, [](const Outcome &O) {
+    return O.Verdict == "fixed" || O.Verdict == "no growth observed";
+  });
+  return AllGood ? Fixed : NotFixed;
+}
+
+} // namespace
+
+static std::string besideExecutable(const char *Argv0, llvm::StringRef Rel) {
+  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, (void *)&besideExecutable);
+  llvm::SmallString<256> P(path::parent_path(Exe));
+  path::append(P, Rel);
+  path::remove_dots(P, true);
+  return std::string(P);
+}
+
+int run(const char *Argv0) {
+  Toolchain TC;
+  TC.ClangTidy = ClangTidyOpt.empty() ? std::string(LIBTORCH_TIDY_CLANG_TIDY_PATH) : ClangTidyOpt;
+  if (const char *Env = std::getenv("LIBTORCH_TIDY_CLANG_TIDY"); Env && ClangTidyOpt.empty())
+    TC.ClangTidy = Env;
+  TC.Plugin = besideExecutable(Argv0, "../" LIBTORCH_TIDY_LIBDIR "/LibTorchTidy.so");
+  TC.Instrument = besideExecutable(Argv0, "libtorch-tidy-instrument");
+  TC.Cxx = LIBTORCH_TIDY_CXX;
+  // Build tree first (runtime/include beside the sources), then the install tree.
+  std::string Installed = besideExecutable(Argv0, "../include");
+  TC.RuntimeIncludeDir = fs::exists(Installed + "/libtorch_tidy") ? Installed
+                                                                   : LIBTORCH_TIDY_RUNTIME_INCLUDE;
+  TC.RuntimeLinkFlags = LIBTORCH_TIDY_RUNTIME_LINK;
+  TC.TorchLinkFlags = LIBTORCH_TIDY_TORCH_LINK;
+  return runImpl(TC);
+}
+
+} // namespace libtorch_tidy::verify

@@ -45,7 +45,7 @@ static cl::opt<std::string> Report("report", cl::desc("write the instrumented lo
                                    cl::value_desc("file"), cl::cat(Category));
 static cl::opt<std::string>
     Statement("statement", cl::desc("the probe statement; {label} is replaced by the loop's label"),
-              cl::init("LIBTORCH_TIDY_ITERATION(\"{label}\");"), cl::cat(Category));
+              cl::init("LIBTORCH_TIDY_ITERATION();"), cl::cat(Category));
 static cl::opt<std::string> Include("include", cl::desc("the header the probe needs"),
                                     cl::init("libtorch_tidy/probe.h"), cl::cat(Category));
 
@@ -136,8 +136,12 @@ public:
       }
       std::string Label = (Best->Function.empty() ? std::string("loop") : Best->Function) + ":" +
                           std::to_string(Best->BeginLine);
+      const Stmt *Body = Best->Body;
+      SourceLocation ProbeLoc =
+          isa<CompoundStmt>(Body) ? cast<CompoundStmt>(Body)->getLBracLoc() : Body->getBeginLoc();
       if (Chosen.emplace(Best->Loop, Label).second)
         R.Instrumented.push_back(llvm::json::Object{{"line", Line},
+                                                    {"probe_line", SM.getSpellingLineNumber(ProbeLoc)},
                                                     {"loop_line", Best->BeginLine},
                                                     {"loop_end_line", Best->EndLine},
                                                     {"function", Best->Function},

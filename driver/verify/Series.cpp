@@ -9,79 +9,80 @@
 
 namespace libtorch_tidy::verify {
 
-double theilSen(const std::vector<double> &X, const std::vector<double> &Y) {
-  std::vector<double> Slopes;
-  for (size_t I = 0; I < X.size(); ++I)
-    for (size_t J = I + 1; J < X.size(); ++J)
-      if (X[J] != X[I])
-        Slopes.push_back((Y[J] - Y[I]) / (X[J] - X[I]));
-  if (Slopes.empty())
-    return 0;
-  size_t Mid = Slopes.size() / 2;
-  std::nth_element(Slopes.begin(), Slopes.begin() + Mid, Slopes.end());
-  double M = Slopes[Mid];
-  if (Slopes.size() % 2 == 0) {
-    double Lower = *std::max_element(Slopes.begin(), Slopes.begin() + Mid);
-    M = (M + Lower) / 2;
-  }
-  return M;
+static Trend readTrend(const llvm::json::Object *Analysis, llvm::StringRef Key) {
+  Trend T;
+  const llvm::json::Object *O = Analysis ? Analysis->getObject(Key) : nullptr;
+  if (!O)
+    return T;
+  T.Measured = true;
+  T.Slope = O->getNumber("slope_per_iteration").value_or(0);
+  T.Growing = O->getBoolean("growing").value_or(false);
+  return T;
 }
 
-LoopStats analyse(const std::vector<Sample> &Series) {
-  LoopStats S;
-  size_t Skip = std::min<size_t>(5, Series.size() / 5);
-  std::vector<double> X, Bytes, Nodes;
-  for (size_t I = Skip; I < Series.size(); ++I) {
-    X.push_back(double(Series[I].Iteration));
-    Bytes.push_back(Series[I].LiveBytes);
-    Nodes.push_back(Series[I].HistoryNodes);
-  }
-  for (const Sample &Smp : Series)
-    S.PeakBytes = std::max(S.PeakBytes, Smp.PeakBytes);
-  S.Samples = X.size();
-  if (X.size() < 3)
-    return S;
-  S.BytesPerIteration = theilSen(X, Bytes);
-  S.NodesPerIteration = theilSen(X, Nodes);
-  S.Growing = S.BytesPerIteration >= GrowthThresholdBytes ||
-              S.NodesPerIteration >= GrowthThresholdNodes;
-  return S;
-}
-
-llvm::Expected<std::map<std::string, std::vector<Sample>>> readProbeReport(llvm::StringRef Path) {
+llvm::Expected<std::map<unsigned, LoopStats>> readProbeReport(llvm::StringRef Path, bool Cuda) {
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "cannot read '" + Path + "'");
   auto Json = llvm::json::parse((*Buf)->getBuffer());
   if (!Json)
     return Json.takeError();
-  std::map<std::string, std::vector<Sample>> Out;
   const llvm::json::Object *Root = Json->getAsObject();
-  const llvm::json::Array *Loops = Root ? Root->getArray("loops") : nullptr;
+  if (!Root || Root->getString("format").value_or("") != "libtorch-tidy-runtime/1")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "not a libtorch-tidy-runtime/1 report");
+  double BytesThreshold = 1024, HistoryThreshold = 1;
+  if (const llvm::json::Object *Th = Root->getObject("thresholds")) {
+    BytesThreshold = Th->getNumber("bytes_per_iteration").value_or(BytesThreshold);
+    HistoryThreshold = Th->getNumber("history_per_iteration").value_or(HistoryThreshold);
+  }
+  std::map<unsigned, LoopStats> Out;
+  const llvm::json::Array *Loops = Root->getArray("loops");
   if (!Loops)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no \"loops\" array");
+    return Out;
   for (const llvm::json::Value &L : *Loops) {
     const llvm::json::Object *O = L.getAsObject();
     if (!O)
       continue;
-    std::string Label = O->getString("label").value_or("").str();
-    const llvm::json::Array *Samples = O->getArray("samples");
-    if (!Samples)
+    llvm::StringRef Name = O->getString("name").value_or("");
+    unsigned Line = 0;
+    if (Name.rsplit(':').second.getAsInteger(10, Line))
       continue;
-    std::vector<Sample> &Series = Out[Label];
-    for (const llvm::json::Value &V : *Samples) {
-      const llvm::json::Object *SO = V.getAsObject();
-      if (!SO)
-        continue;
-      Sample Smp;
-      Smp.Iteration = SO->getInteger("iteration").value_or(int64_t(Series.size()));
-      Smp.LiveBytes = SO->getNumber("live_bytes").value_or(0);
-      Smp.PeakBytes = SO->getNumber("peak_bytes").value_or(Smp.LiveBytes);
-      Smp.HistoryNodes = SO->getNumber("history_nodes").value_or(0);
-      Series.push_back(Smp);
-    }
+    LoopStats S;
+    S.Present = true;
+    S.BytesThreshold = BytesThreshold;
+    S.HistoryThreshold = HistoryThreshold;
+    const llvm::json::Object *A = O->getObject("analysis");
+    S.Growing = A && A->getString("verdict").value_or("") == "growing";
+    S.Bytes = readTrend(A, Cuda ? "cuda_bytes" : "cpu_bytes");
+    if (Cuda && !S.Bytes.Measured)
+      S.Bytes = readTrend(A, "cpu_bytes");
+    S.History = readTrend(A, "history_nodes");
+    S.PeakBytes = A ? A->getNumber(Cuda ? "cuda_peak_bytes" : "peak_bytes").value_or(0) : 0;
+    if (const llvm::json::Array *Samples = O->getArray("samples"))
+      for (const llvm::json::Value &V : *Samples)
+        if (const llvm::json::Object *SO = V.getAsObject()) {
+          Sample Smp;
+          Smp.Iteration = SO->getInteger("iteration").value_or(int64_t(S.Samples.size()));
+          auto Cu = SO->getNumber("cuda_allocated_bytes");
+          Smp.LiveBytes = Cuda && Cu ? *Cu : SO->getNumber("cpu_live_bytes").value_or(0);
+          S.Samples.push_back(Smp);
+        }
+    Out[Line] = std::move(S);
   }
   return Out;
+}
+
+std::string compareLoops(const LoopStats &Before, const LoopStats &After) {
+  auto Faster = [](const Trend &X, const Trend &Y, double Threshold) {
+    return Y.Growing && Y.Slope > 1.25 * std::max(X.Slope, 0.0) + Threshold;
+  };
+  if (!After.Growing)
+    return Before.Growing ? "fixed" : "no growth observed";
+  if (!Before.Growing || Faster(Before.Bytes, After.Bytes, After.BytesThreshold) ||
+      Faster(Before.History, After.History, After.HistoryThreshold))
+    return "regressed";
+  return "not fixed";
 }
 
 } // namespace libtorch_tidy::verify

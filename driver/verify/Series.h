@@ -1,7 +1,9 @@
 //===--- Series.h - libtorch-tidy -------------------------------*- C++ -*-===//
 //
-// Memory series written by the runtime's per-iteration probe, and their
-// judgement: a robust slope (Theil-Sen) in bytes and graph nodes per iteration.
+// The JSON report that the runtime's per-iteration probe writes at exit
+// (format "libtorch-tidy-runtime/1"): one series per probe site, each with the
+// runtime's own judgement (Theil-Sen slopes, consistency, verdict), so that
+// verify and the runtime never disagree about what "growing" means.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,34 +20,32 @@
 
 namespace libtorch_tidy::verify {
 
-/// A loop grows when its live bytes rise by at least this much per iteration.
-inline constexpr double GrowthThresholdBytes = 1024.0;
-/// ... or when the autograd history it keeps rises by this many nodes.
-inline constexpr double GrowthThresholdNodes = 0.5;
-
 struct Sample {
   int64_t Iteration = 0;
-  double LiveBytes = 0;
-  double PeakBytes = 0;
-  double HistoryNodes = 0;
+  double LiveBytes = 0; ///< CPU live bytes, or CUDA allocated bytes with --device cuda
 };
 
-struct LoopStats {
-  double BytesPerIteration = 0;
-  double NodesPerIteration = 0;
-  double PeakBytes = 0;
-  size_t Samples = 0;
+struct Trend {
+  bool Measured = false;
+  double Slope = 0;
   bool Growing = false;
 };
 
-/// Median of the pairwise slopes of (X, Y).
-double theilSen(const std::vector<double> &X, const std::vector<double> &Y);
+struct LoopStats {
+  bool Present = false;
+  bool Growing = false;    ///< the runtime's verdict
+  Trend Bytes, History;    ///< per iteration
+  double PeakBytes = 0;
+  double BytesThreshold = 1024, HistoryThreshold = 1;
+  std::vector<Sample> Samples;
+};
 
-/// Slopes and verdict of one loop's series; the first samples (warm-up) are skipped.
-LoopStats analyse(const std::vector<Sample> &Series);
+/// The probe sites of a report, by the line of their probe statement.
+llvm::Expected<std::map<unsigned, LoopStats>> readProbeReport(llvm::StringRef Path, bool Cuda);
 
-/// Reads the JSON report of a probed program: the series of each loop label.
-llvm::Expected<std::map<std::string, std::vector<Sample>>> readProbeReport(llvm::StringRef Path);
+/// The runtime's before/after rule: "fixed", "not fixed", "regressed" or
+/// "no growth observed".
+std::string compareLoops(const LoopStats &Before, const LoopStats &After);
 
 } // namespace libtorch_tidy::verify
 

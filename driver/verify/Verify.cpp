@@ -68,7 +68,8 @@ struct Failure {
 struct Finding {
   std::string Check, Message;
   unsigned Line = 0, Column = 0;
-  std::string Label; ///< the instrumented loop, "" when none holds it
+  std::string Label;   ///< the instrumented loop, "" when none holds it
+  unsigned ProbeLine = 0; ///< the line of the loop's probe statement
 };
 
 struct ProcessResult {
@@ -271,20 +272,7 @@ struct Outcome {
   Finding F;
   LoopStats Before, After;
   std::string Verdict;
-  std::vector<Sample> SeriesBefore, SeriesAfter;
 };
-
-std::string verdictFor(const LoopStats &Before, const LoopStats &After) {
-  if (!Before.Growing && !After.Growing)
-    return "no growth observed";
-  if (Before.Growing && !After.Growing)
-    return "fixed";
-  if (!Before.Growing && After.Growing)
-    return "regressed";
-  if (After.BytesPerIteration > Before.BytesPerIteration * 1.25)
-    return "regressed";
-  return "not fixed";
-}
 
 void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
   std::vector<const Outcome *> Panels;
@@ -302,7 +290,7 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
     const Outcome &O = *Panels[P];
     int Top = int(P) * PH + 30, Bottom = int(P + 1) * PH - 40, Left = M, Right = W - 20;
     double MaxY = 1, MaxX = 1;
-    for (const auto *S : {&O.SeriesBefore, &O.SeriesAfter})
+    for (const auto *S : {&O.Before.Samples, &O.After.Samples})
       for (const Sample &X : *S) {
         MaxY = std::max(MaxY, X.LiveBytes);
         MaxX = std::max(MaxX, double(X.Iteration));
@@ -326,7 +314,7 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
     const char *Colors[] = {"#d62728", "#2ca02c"};
     const char *Names[] = {"before", "after fix"};
     int K = 0;
-    for (const auto *S : {&O.SeriesBefore, &O.SeriesAfter}) {
+    for (const auto *S : {&O.Before.Samples, &O.After.Samples}) {
       OS << "<polyline fill=\"none\" stroke=\"" << Colors[K] << "\" stroke-width=\"2\" points=\"";
       for (const Sample &X : *S)
         OS << llvm::formatv("{0:F1},{1:F1} ", PX(double(X.Iteration)), PY(X.LiveBytes));
@@ -464,8 +452,10 @@ int runImpl(const Toolchain &TC) {
     for (const llvm::json::Value &L : *Loops)
       if (const llvm::json::Object *O = L.getAsObject())
         for (Finding &F : Findings)
-          if (O->getInteger("line") == int64_t(F.Line))
+          if (O->getInteger("line") == int64_t(F.Line)) {
             F.Label = O->getString("label").value_or("").str();
+            F.ProbeLine = unsigned(O->getInteger("probe_line").value_or(0));
+          }
   if (llvm::none_of(Findings, [](const Finding &F) { return !F.Label.empty(); }))
     return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "' is inside a loop");
 
@@ -500,7 +490,7 @@ int runImpl(const Toolchain &TC) {
   }
 
   // 5. Run both with the iteration cap, collect the series.
-  std::map<std::string, std::vector<Sample>> Series[2];
+  std::map<unsigned, LoopStats> Series[2];
   for (int I = 0; I < 2; ++I) {
     std::string Json = (Tmp.str() + "/" + (I ? "after" : "before") + ".json").str();
     std::vector<std::string> Env = {"LIBTORCH_TIDY_MAX_ITERATIONS=" + std::to_string(Iterations),
@@ -515,7 +505,7 @@ int runImpl(const Toolchain &TC) {
     if (!fs::exists(Json))
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
                                   llvm::Twine(Run.ReturnCode) + "): " + firstErrorLine(Run.Output));
-    auto Parsed = readProbeReport(Json);
+    auto Parsed = readProbeReport(Json, Device == "cuda");
     if (!Parsed)
       return Fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] + " program: " +
                                   llvm::toString(Parsed.takeError()));
@@ -530,12 +520,10 @@ int runImpl(const Toolchain &TC) {
     if (F.Label.empty()) {
       O.Verdict = "not in a loop";
     } else {
-      O.SeriesBefore = Series[0][F.Label];
-      O.SeriesAfter = Series[1][F.Label];
-      O.Before = analyse(O.SeriesBefore);
-      O.After = analyse(O.SeriesAfter);
-      O.Verdict = O.SeriesBefore.empty() || O.SeriesAfter.empty() ? "loop not reached"
-                                                                   : verdictFor(O.Before, O.After);
+      O.Before = Series[0][F.ProbeLine];
+      O.After = Series[1][F.ProbeLine];
+      O.Verdict = !O.Before.Present || !O.After.Present ? "loop not reached"
+                                                        : compareLoops(O.Before, O.After);
     }
     Outcomes.push_back(std::move(O));
   }
@@ -547,21 +535,27 @@ int runImpl(const Toolchain &TC) {
     llvm::outs() << llvm::formatv(
         "{0,-28} {1,-16} {2,-22} {3,12} {4,12} {5,11} {6,11} {7,15}  {8}\n", O.F.Check,
         Name + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
-        humanBytes(O.Before.BytesPerIteration), humanBytes(O.After.BytesPerIteration),
+        humanBytes(O.Before.Bytes.Slope), humanBytes(O.After.Bytes.Slope),
         humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
-        llvm::formatv("{0:F1} -> {1:F1}", O.Before.NodesPerIteration, O.After.NodesPerIteration)
-            .str(),
+        O.Before.History.Measured || O.After.History.Measured
+            ? llvm::formatv("{0:F1} -> {1:F1}", O.Before.History.Slope, O.After.History.Slope).str()
+            : std::string("-"),
         O.Verdict);
 
   if (!JsonOut.empty()) {
     llvm::json::Array Items;
     for (const Outcome &O : Outcomes) {
       auto Stats = [](const LoopStats &S) {
-        return llvm::json::Object{{"bytes_per_iteration", S.BytesPerIteration},
-                                  {"peak_bytes", S.PeakBytes},
-                                  {"history_nodes_per_iteration", S.NodesPerIteration},
-                                  {"growing", S.Growing},
-                                  {"samples", int64_t(S.Samples)}};
+        llvm::json::Array Live;
+        for (const Sample &X : S.Samples)
+          Live.push_back(X.LiveBytes);
+        return llvm::json::Object{
+            {"bytes_per_iteration", S.Bytes.Slope},
+            {"peak_bytes", S.PeakBytes},
+            {"history_nodes_per_iteration",
+             S.History.Measured ? llvm::json::Value(S.History.Slope) : llvm::json::Value(nullptr)},
+            {"verdict", S.Present ? (S.Growing ? "growing" : "flat") : "not reached"},
+            {"live_bytes", std::move(Live)}};
       };
       Items.push_back(llvm::json::Object{{"check", O.F.Check},
                                          {"file", FilePath},
@@ -579,7 +573,6 @@ int runImpl(const Toolchain &TC) {
                                      {"file", FilePath},
                                      {"iterations", Iterations.getValue()},
                                      {"device", Device.getValue()},
-                                     {"threshold_bytes_per_iteration", GrowthThresholdBytes},
                                      {"findings", std::move(Items)}}))
        << "\n";
     if (auto F = writeFileAtomically(JsonOut, OS.str()))

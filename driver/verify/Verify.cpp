@@ -614,7 +614,10 @@ int run(const char *Argv0) {
   std::string Installed = besideExecutable(Argv0, "../include");
   TC.RuntimeIncludeDir = fs::exists(Installed + "/libtorch_tidy") ? Installed
                                                                    : LIBTORCH_TIDY_RUNTIME_INCLUDE;
-  TC.RuntimeLinkFlags = LIBTORCH_TIDY_RUNTIME_LINK;
+  std::string RuntimeLibDir = besideExecutable(Argv0, "../" LIBTORCH_TIDY_LIBDIR);
+  if (LIBTORCH_TIDY_HAVE_RUNTIME && fs::exists(RuntimeLibDir + "/libtorch_tidy_runtime.so"))
+    TC.RuntimeLinkFlags =
+        "-L" + RuntimeLibDir + " -Wl,-rpath," + RuntimeLibDir + " -ltorch_tidy_runtime";
   TC.TorchLinkFlags = LIBTORCH_TIDY_TORCH_LINK;
   return runImpl(TC);
 }

@@ -44,8 +44,10 @@ static cl::opt<std::string> Output("o", cl::desc("output file (default: rewrite 
 static cl::opt<std::string> Report("report", cl::desc("write the instrumented loops as JSON"),
                                    cl::value_desc("file"), cl::cat(Category));
 static cl::opt<std::string>
-    Statement("statement", cl::desc("the probe statement; {label} is replaced by the loop's label"),
-              cl::init("LIBTORCH_TIDY_ITERATION();"), cl::cat(Category));
+    Statement("statement",
+              cl::desc("the probe statement; {function}, {loop_line} and {label} are replaced "
+                       "by the loop's function, first line and label (function:line)"),
+              cl::init("::libtorch_tidy::probe(\"{function}\", {loop_line});"), cl::cat(Category));
 static cl::opt<std::string> Include("include", cl::desc("the header the probe needs"),
                                     cl::init("libtorch_tidy/probe.h"), cl::cat(Category));
 
@@ -148,13 +150,19 @@ public:
                                                     {"label", Label}});
     }
     for (const auto &[Loop, Label] : Chosen) {
-      const Stmt *Body = nullptr;
+      const LoopInfo *Info = nullptr;
       for (const LoopInfo &L : Loops)
         if (L.Loop == Loop)
-          Body = L.Body;
+          Info = &L;
+      const Stmt *Body = Info->Body;
       std::string Probe = Statement;
-      for (size_t Pos; (Pos = Probe.find("{label}")) != std::string::npos;)
-        Probe.replace(Pos, 7, Label);
+      auto Substitute = [&Probe](llvm::StringRef Key, const std::string &Value) {
+        for (size_t Pos; (Pos = Probe.find(Key.str())) != std::string::npos;)
+          Probe.replace(Pos, Key.size(), Value);
+      };
+      Substitute("{label}", Label);
+      Substitute("{function}", Info->Function.empty() ? "loop" : Info->Function);
+      Substitute("{loop_line}", std::to_string(Info->BeginLine));
       if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
         RW.InsertTextAfterToken(CS->getLBracLoc(), " " + Probe);
       } else {

@@ -40,7 +40,7 @@ struct LoopStats {
   std::vector<Sample> Samples;
 };
 
-/// The probe sites of a report, by the line of their probe statement.
+/// The probe sites of a report (named "function:line"), by their line.
 llvm::Expected<std::map<unsigned, LoopStats>> readProbeReport(llvm::StringRef Path, bool Cuda);
 
 /// The runtime's before/after rule: "fixed", "not fixed", "regressed" or

@@ -69,7 +69,7 @@ struct Finding {
   std::string Check, Message;
   unsigned Line = 0, Column = 0;
   std::string Label;   ///< the instrumented loop, "" when none holds it
-  unsigned ProbeLine = 0; ///< the line of the loop's probe statement
+  unsigned LoopLine = 0; ///< the loop's first line: its probe site is "function:LoopLine"
 };
 
 struct ProcessResult {
@@ -454,7 +454,7 @@ int runImpl(const Toolchain &TC) {
         for (Finding &F : Findings)
           if (O->getInteger("line") == int64_t(F.Line)) {
             F.Label = O->getString("label").value_or("").str();
-            F.ProbeLine = unsigned(O->getInteger("probe_line").value_or(0));
+            F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
           }
   if (llvm::none_of(Findings, [](const Finding &F) { return !F.Label.empty(); }))
     return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "' is inside a loop");
@@ -520,8 +520,8 @@ int runImpl(const Toolchain &TC) {
     if (F.Label.empty()) {
       O.Verdict = "not in a loop";
     } else {
-      O.Before = Series[0][F.ProbeLine];
-      O.After = Series[1][F.ProbeLine];
+      O.Before = Series[0][F.LoopLine];
+      O.After = Series[1][F.LoopLine];
       O.Verdict = !O.Before.Present || !O.After.Present ? "loop not reached"
                                                         : compareLoops(O.Before, O.After);
     }

@@ -130,9 +130,11 @@ ProcessResult runProcess(std::vector<std::string> Args, llvm::StringRef Dir,
 std::string firstErrorLine(llvm::StringRef Output) {
   llvm::SmallVector<llvm::StringRef, 32> Lines;
   Output.split(Lines, '\n');
-  for (llvm::StringRef L : Lines)
-    if (L.contains("error:") || L.contains("error "))
-      return L.trim().str();
+  // The linker's own line names the missing symbol; collect2's summary does not.
+  for (llvm::StringRef Needle : {"undefined reference", "error:"})
+    for (llvm::StringRef L : Lines)
+      if (L.contains(Needle) && !L.contains("ld returned"))
+        return L.trim().str();
   for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
     if (!It->trim().empty())
       return It->trim().str();

@@ -44,6 +44,7 @@ public:
   bool mentionsPeriod(const Expr *E, unsigned Depth = 0) const {
     if (!E || Depth > 2)
       return false;
+    E = E->IgnoreUnlessSpelledInSource();
     if (PeriodDecl && refersTo(E, PeriodDecl))
       return true;
     if (PeriodValue && !E->isValueDependent()) {
@@ -136,7 +137,7 @@ public:
 
 private:
   bool isReciprocal(const Expr *E, unsigned Depth) const {
-    E = E->IgnoreImplicit()->IgnoreParens();
+    E = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
     if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Div)
       return mentionsPeriod(BO->getRHS(), Depth);
     if (const auto *Cast = dyn_cast<CastExpr>(E))

@@ -116,14 +116,16 @@ static bool isGradAccess(const Expr *E) {
   return false;
 }
 
-/// `zero_grad`, `zeroGrad`, `zero_gradients`...: a user function that says it
-/// zeroes gradients.
+/// `zero_grad`, `zeroGrad`, `zero_gradients`, `reset_grads`, `clearGradients`...:
+/// a user function that says it zeroes gradients.
 static bool nameSaysZeroGrad(llvm::StringRef Name) {
   std::string Folded;
   for (char C : Name)
     if (C != '_')
       Folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(C))));
-  return llvm::StringRef(Folded).contains("zerograd");
+  llvm::StringRef F(Folded);
+  return F.contains("zerograd") ||
+         (F.contains("grad") && (F.contains("zero") || F.contains("reset") || F.contains("clear")));
 }
 
 namespace {

@@ -245,3 +245,16 @@ void epoch_level_training_loop(Net &model, torch::optim::SGD &opt,
     opt.zero_grad();
   }
 }
+
+struct Runner {
+  Net model;
+  torch::optim::SGD opt;
+  void resetGrads();
+  void fit(torch::Tensor x) {
+    for (int i = 0; i < 10; ++i) {
+      resetGrads();
+      model(x).sum().backward();
+      opt.step();
+    }
+  }
+};

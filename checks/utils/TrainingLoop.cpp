@@ -166,7 +166,7 @@ private:
       }
       if (moduleMethodName(Call) == "zero_grad")
         return TrainingEvent::ModuleZeroGrad;
-      if ((Name == "zero_" || Name == "fill_" || Name == "reset") &&
+      if ((Name == "zero_" || Name == "fill_" || Name == "copy_" || Name == "reset") &&
           isGradAccess(MC->getImplicitObjectArgument()))
         return TrainingEvent::ManualZero;
     }

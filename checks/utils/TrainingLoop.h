@@ -40,7 +40,7 @@ struct TrainingEvent {
     Step,           ///< optimizer.step(...) on a torch::optim::Optimizer
     ZeroGrad,       ///< optimizer.zero_grad()
     ModuleZeroGrad, ///< module->zero_grad()
-    ManualZero,     ///< p.grad().zero_(), p.mutable_grad().reset(), p.mutable_grad() = ...,
+    ManualZero,     ///< p.grad().zero_(), .fill_(), .copy_(), p.mutable_grad().reset(), p.mutable_grad() = ...,
                     ///< or a user function whose name says it zeroes gradients
     OpaqueOptimizerUse, ///< a user function that receives an optimizer (may zero or step it)
   };

@@ -166,6 +166,13 @@ void zeroed_by_hand(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
       p.mutable_grad().reset();
   }
   for (int i = 0; i < 10; ++i) {
+    auto grads = torch::autograd::grad({model(x).sum()}, model->parameters());
+    auto params = model->parameters();
+    for (size_t k = 0; k < params.size(); ++k)
+      params[k].grad().copy_(grads[k]);
+    opt.step();
+  }
+  for (int i = 0; i < 10; ++i) {
     for (auto &p : model->parameters())
       p.mutable_grad() = torch::Tensor();
     model(x).sum().backward();

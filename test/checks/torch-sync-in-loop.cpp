@@ -83,6 +83,9 @@ struct Trainer {
       opt_.step();
       last = loss.template item<float>();
       // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'item()' on every iteration
+      auto host = loss.to(torch::Device("cpu"));
+      // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'to(kCPU)' on every iteration
+      last += host.item<float>(); // already on the CPU
     }
   }
 };

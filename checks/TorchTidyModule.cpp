@@ -5,6 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalWithoutNoGradCheck.h"
+#include "MisplacedZeroGradCheck.h"
+#include "MissingZeroGradCheck.h"
+#include "OptimizerInLoopCheck.h"
+#include "SyncInLoopCheck.h"
+#include "UnscaledAccumulatedLossCheck.h"
 
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -15,6 +20,11 @@ class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");
+    Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
+    Factories.registerCheck<OptimizerInLoopCheck>("torch-optimizer-in-loop");
+    Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
+    Factories.registerCheck<UnscaledAccumulatedLossCheck>("torch-unscaled-accumulated-loss");
   }
 };
 

@@ -225,6 +225,35 @@ SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ct
   return Value ? SetGradEnabled::Enables : SetGradEnabled::Disables;
 }
 
+bool isCPUDeviceExpr(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() < 1)
+        return false;
+      E = Construct->getArg(0);
+      continue;
+    }
+    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *SL = dyn_cast<StringLiteral>(E))
+      return SL->getCharByteWidth() == 1 &&
+             (SL->getString() == "cpu" || SL->getString().starts_with("cpu:"));
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        return isNamed(VD, names::KCPU);
+      if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+        return EC->getName() == "CPU" &&
+               isNamed(dyn_cast<NamedDecl>(EC->getDeclContext()), names::DeviceTypeEnum);
+      return false;
+    }
+    return false;
+  }
+  return false;
+}
+
 bool isJitLoadCall(const CallExpr *Call) {
   return Call && isNamed(Call->getDirectCallee(), names::JitLoad);
 }

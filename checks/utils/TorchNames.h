@@ -41,6 +41,10 @@ inline constexpr llvm::StringLiteral EmptyCache = "::c10::cuda::CUDACachingAlloc
 inline constexpr llvm::StringLiteral CudaSynchronize = "::torch::cuda::synchronize";
 inline constexpr llvm::StringLiteral MakeDataLoader = "::torch::data::make_data_loader";
 
+// Devices.
+inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
+inline constexpr llvm::StringLiteral DeviceTypeEnum = "::c10::DeviceType";
+
 // Namespaces whose code is LibTorch's own, never the user's.
 inline constexpr llvm::StringLiteral LibraryNamespaces[] = {"at", "c10", "torch", "caffe2"};
 
@@ -114,6 +118,10 @@ enum class SetGradEnabled { NotACall, Disables, Enables, Unknown };
 SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx);
 /// torch::jit::load(...).
 bool isJitLoadCall(const CallExpr *Call);
+
+/// An expression that names the CPU device: `torch::kCPU`, `c10::DeviceType::CPU`,
+/// `torch::Device(torch::kCPU)`, `"cpu"`.
+bool isCPUDeviceExpr(const Expr *E);
 
 /// Strip parens, implicit casts, temporaries and the operator-> of a holder.
 const Expr *stripHolderArrow(const Expr *E);

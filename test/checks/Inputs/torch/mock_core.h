@@ -114,6 +114,7 @@ public:
   ScalarType scalar_type() const;
   Device device() const;
   template <typename T> T *data_ptr() const;
+  void reset();
 };
 
 class Tensor : public TensorBase {
@@ -133,6 +134,8 @@ public:
   template <typename T> T item() const;
   Tensor grad() const;
   Tensor &grad();
+  Tensor &mutable_grad() const;
+  Tensor data() const;
   const Tensor &requires_grad_(bool requires_grad = true) const;
   Tensor &set_requires_grad(bool requires_grad);
   using TensorBase::requires_grad;

@@ -278,6 +278,15 @@ public:
   explicit RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {});
   Tensor step(LossClosure closure = nullptr) override;
 };
+struct LBFGSOptions : OptimizerOptions {
+  LBFGSOptions(double lr = 1);
+  LBFGSOptions &max_iter(int64_t);
+};
+class LBFGS : public Optimizer {
+public:
+  explicit LBFGS(std::vector<Tensor> params, LBFGSOptions defaults = {});
+  Tensor step(LossClosure closure) override;
+};
 class LRScheduler {
 public:
   explicit LRScheduler(Optimizer &optimizer);

@@ -1,0 +1,74 @@
+//===--- MisplacedZeroGradCheck.cpp - libtorch-tidy -----------------------===//
+
+#include "MisplacedZeroGradCheck.h"
+#include "utils/Matchers.h"
+#include "utils/TrainingLoop.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+void MisplacedZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+/// The nearest backward/step/other event, skipping other zeroing calls.
+static const TrainingEvent *nearest(llvm::ArrayRef<const TrainingEvent *> Events) {
+  for (const TrainingEvent *E : Events)
+    if (!E->zeroes())
+      return E;
+  return nullptr;
+}
+
+/// Whether zeroing \p Zero can clear gradients that \p Step uses. Unknown
+/// pairings are trusted only when the loop steps a single optimizer.
+static bool sameParameters(const TrainingEvent &Zero, const TrainingEvent &Step,
+                           const TrainingLoop &Loop) {
+  if (Zero.K == TrainingEvent::ZeroGrad) {
+    if (Zero.ObjectDecl && Step.ObjectDecl)
+      return Zero.ObjectDecl == Step.ObjectDecl;
+    return Loop.OptimizerSteps.size() == 1;
+  }
+  // module->zero_grad(): does the optimizer hold this module's parameters?
+  if (const auto *Opt = dyn_cast_or_null<VarDecl>(Step.ObjectDecl))
+    if (const Expr *Init = Opt->getInit(); Init && Zero.ObjectDecl)
+      return refersTo(Init, Zero.ObjectDecl);
+  return Loop.OptimizerSteps.size() == 1;
+}
+
+void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+
+  for (const TrainingLoop &Loop : Analysis.loops())
+    for (const TrainingEvent &Zero : Loop.Events) {
+      if ((Zero.K != TrainingEvent::ZeroGrad && Zero.K != TrainingEvent::ModuleZeroGrad) ||
+          Zero.InLambda)
+        continue;
+      const TrainingEvent *Before =
+          nearest(Analysis.straightLineNeighbours(Zero, Loop, /*Forward=*/false));
+      const TrainingEvent *After =
+          nearest(Analysis.straightLineNeighbours(Zero, Loop, /*Forward=*/true));
+      if (!Before || !After || Before->K != TrainingEvent::Backward ||
+          After->K != TrainingEvent::Step || !sameParameters(Zero, *After, Loop))
+        continue;
+      diag(Zero.Call->getExprLoc(),
+           "'zero_grad()' between 'backward()' and 'step()' clears the gradients the step "
+           "needs: the optimizer updates with zero gradients and the backward pass is wasted");
+      diag(Before->Call->getExprLoc(), "gradients computed here", DiagnosticIDs::Note);
+      diag(After->Call->getExprLoc(),
+           "the optimizer steps here; zero the gradients before the forward pass or after "
+           "this step",
+           DiagnosticIDs::Note);
+    }
+}
+
+} // namespace clang::tidy::torch_check

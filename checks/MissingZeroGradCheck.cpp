@@ -1,0 +1,158 @@
+//===--- MissingZeroGradCheck.cpp - libtorch-tidy -------------------------===//
+
+#include "MissingZeroGradCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/Matchers.h"
+#include "utils/TrainingLoop.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+void MissingZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+/// A step(closure) whose closure is not spelled in the loop: it may zero.
+static bool hasOpaqueClosure(const CallExpr *Step) {
+  for (const Expr *Arg : Step->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+    while (true) {
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+          Construct && Construct->getNumArgs() == 1) {
+        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+        E = Cast->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      break;
+    }
+    if (isa<LambdaExpr, CXXNullPtrLiteralExpr>(E))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+/// Every name in \p E is declared before \p Before and \p E has no calls but
+/// `->`, `*` and `[]` operators: it can be spelled again at \p Before.
+static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceManager &SM) {
+  if (!E)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    SourceLocation DeclLoc = DRE->getDecl()->getLocation();
+    return DeclLoc.isValid() && SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
+                                                             SM.getExpansionLoc(Before));
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star &&
+        Op->getOperator() != OO_Subscript)
+      return false;
+    for (unsigned I = 0; I < Op->getNumArgs(); ++I)
+      if (!isRespellable(Op->getArg(I), Before, SM))
+        return false;
+    return true;
+  }
+  if (!isa<MemberExpr, CXXThisExpr, ImplicitCastExpr, ParenExpr, UnaryOperator,
+           ArraySubscriptExpr, IntegerLiteral, MaterializeTemporaryExpr>(E))
+    return false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() != UO_Deref)
+    return false;
+  for (const Stmt *Child : E->children())
+    if (!isRespellable(Child, Before, SM))
+      return false;
+  return true;
+}
+
+void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  const SourceManager &SM = *Result.SourceManager;
+  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+
+  for (const TrainingLoop &Loop : Analysis.loops()) {
+    if (!Loop.hasEvent(TrainingEvent::Backward) || Loop.zeroesGradients() ||
+        Loop.hasEvent(TrainingEvent::OpaqueOptimizerUse))
+      continue;
+    const TrainingEvent *Backward = nullptr;
+    bool Opaque = false;
+    for (const TrainingEvent &E : Loop.Events) {
+      if (E.K == TrainingEvent::Backward && !Backward)
+        Backward = &E;
+      if (E.K == TrainingEvent::Step && hasOpaqueClosure(E.Call))
+        Opaque = true;
+    }
+    if (Opaque || Loop.OptimizerSteps.empty())
+      continue;
+
+    // The fix-it: `<optimizer>.zero_grad();` for each optimizer, first in the body.
+    std::string FixText;
+    SourceLocation FixLoc;
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(Loop.Body);
+    if (Block && !Block->body_empty() && Block->body_front()->getBeginLoc().isFileID()) {
+      FixLoc = Block->body_front()->getBeginLoc();
+      std::string Separator = "\n" + indentationAt(FixLoc, SM);
+      if (Block->getLBracLoc().isMacroID() ||
+          SM.getSpellingLineNumber(Block->getLBracLoc()) == SM.getSpellingLineNumber(FixLoc))
+        Separator = " ";
+      for (const TrainingEvent *Step : Loop.OptimizerSteps) {
+        const auto *ME = dyn_cast<MemberExpr>(Step->Call->getCallee()->IgnoreParens());
+        if (!ME || ME->getBeginLoc().isMacroID() || ME->getMemberLoc().isMacroID() ||
+            ME->isImplicitAccess() || !isRespellable(ME->getBase(), Loop.Body->getBeginLoc(), SM)) {
+          FixText.clear();
+          break;
+        }
+        llvm::StringRef Prefix = Lexer::getSourceText(
+            CharSourceRange::getCharRange(ME->getBeginLoc(), ME->getMemberLoc()), SM,
+            Result.Context->getLangOpts());
+        std::string Spelled;
+        for (char C : Prefix)
+          if (!std::isspace(static_cast<unsigned char>(C)))
+            Spelled.push_back(C);
+        if (Spelled.empty()) {
+          FixText.clear();
+          break;
+        }
+        FixText += Spelled + "zero_grad();" + Separator;
+      }
+    }
+
+    const TrainingEvent &Step = *Loop.OptimizerSteps.front();
+    {
+      auto D = diag(Loop.Loop->getBeginLoc(),
+                    "training loop never zeroes the gradients: each backward() adds to the "
+                    "gradients of all previous iterations, so every step() applies their sum");
+      if (!FixText.empty())
+        D << FixItHint::CreateInsertion(FixLoc, FixText);
+    }
+    diag(Backward->Call->getExprLoc(), "gradients accumulate here", DiagnosticIDs::Note);
+    diag(Step.Call->getExprLoc(), "the optimizer steps here", DiagnosticIDs::Note);
+    if (Loop.EpochLoop)
+      for (const TrainingEvent &E : Analysis.events())
+        if (E.zeroes() && isDescendant(E.Call, Loop.EpochLoop, Analysis.parents()) &&
+            !isDescendant(E.Call, Loop.Loop, Analysis.parents())) {
+          diag(E.Call->getExprLoc(),
+               "gradients are zeroed here only once per iteration of the enclosing loop",
+               DiagnosticIDs::Note);
+          break;
+        }
+    if (FixText.empty())
+      diag(Loop.Loop->getBeginLoc(),
+           "no fix-it: the optimizer cannot be named at the start of the loop body",
+           DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch_check

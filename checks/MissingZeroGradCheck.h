@@ -1,0 +1,26 @@
+//===--- MissingZeroGradCheck.h - libtorch-tidy ---------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
+#define LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds training loops that never zero their gradients.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-missing-zero-grad.md
+class MissingZeroGradCheck : public ClangTidyCheck {
+public:
+  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H

@@ -1,0 +1,200 @@
+//===--- OptimizerInLoopCheck.cpp - libtorch-tidy -------------------------===//
+
+#include "OptimizerInLoopCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+#include "utils/TrainingLoop.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+void OptimizerInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+namespace {
+
+/// Constructions of optimizers: `torch::optim::Adam opt(...)`,
+/// `std::make_unique<torch::optim::Adam>(...)`, `new torch::optim::SGD(...)`.
+class ConstructionCollector : public RecursiveASTVisitor<ConstructionCollector> {
+public:
+  explicit ConstructionCollector(llvm::SmallVectorImpl<const Expr *> &Found) : Found(Found) {}
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    if (E->getNumArgs() >= 1 && !E->getConstructor()->isCopyOrMoveConstructor() &&
+        isOptimizerClass(E->getConstructor()->getParent()))
+      Found.push_back(E);
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() ||
+        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
+        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
+      return true;
+    if (const auto *Args = FD->getTemplateSpecializationArgs();
+        Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
+        isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl()))
+      Found.push_back(Call);
+    return true;
+  }
+
+private:
+  llvm::SmallVectorImpl<const Expr *> &Found;
+};
+
+} // namespace
+
+/// The variable a construction initialises or is assigned to.
+static const ValueDecl *constructedVariable(const Expr *E, const ParentMap &PM) {
+  const Stmt *Child = E;
+  for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
+    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D))
+          if (VD->getInit() && isDescendant(E, VD->getInit(), PM))
+            return VD;
+      // ParentMap does not see through the init: match by range.
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D))
+          if (VD->getInit() && VD->getInit()->getSourceRange().fullyContains(E->getSourceRange()))
+            return VD;
+      return nullptr;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Child == Op->getArg(1))
+      return namedDecl(Op->getArg(0));
+    if (const auto *BO = dyn_cast<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign && Child == BO->getRHS())
+      return namedDecl(BO->getLHS());
+    if (!isa<Expr>(P))
+      return nullptr;
+    // Arguments of another call (emplace_back, a container): not a variable.
+    if (isa<CallExpr>(P) && !isa<CXXOperatorCallExpr>(P))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The construction builds its parameters fresh in \p Loop: it names a
+/// variable declared or assigned there, or calls a user function.
+static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
+                                 const ParentMap &PM, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceRange LoopRange(SM.getExpansionLoc(Loop->getBeginLoc()),
+                        SM.getExpansionLoc(Loop->getEndLoc()));
+  auto DeclaredInLoop = [&](const Decl *D) {
+    SourceLocation L = SM.getExpansionLoc(D->getLocation());
+    return !SM.isBeforeInTranslationUnit(L, LoopRange.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L);
+  };
+  llvm::SmallVector<const ValueDecl *, 4> Named;
+  llvm::SmallVector<const Stmt *, 16> Work;
+  for (const Stmt *Child : Construction->children())
+    Work.push_back(Child);
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      if (isa<VarDecl>(DRE->getDecl())) {
+        if (DeclaredInLoop(DRE->getDecl()))
+          return true;
+        Named.push_back(DRE->getDecl());
+      }
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(S); ME && isa<FieldDecl>(ME->getMemberDecl()))
+      Named.push_back(ME->getMemberDecl());
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *FD = Call->getDirectCallee();
+          FD && !isInLibraryNamespace(FD) && !SM.isInSystemHeader(FD->getLocation()) &&
+          !isa<CXXOperatorCallExpr>(Call))
+        return true;
+    if (isa<CXXNewExpr>(S))
+      return true;
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  // A variable the loop assigns (`model = Net(cfg);`, `model = std::make_shared<...>()`).
+  llvm::SmallVector<const Stmt *, 16> Body{Loop};
+  while (!Body.empty()) {
+    const Stmt *S = Body.pop_back_val();
+    if (!S)
+      continue;
+    const ValueDecl *Assigned = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      Assigned = namedDecl(Op->getArg(0));
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->getOpcode() == BO_Assign)
+      Assigned = namedDecl(BO->getLHS());
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+        MC && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+        (MC->getMethodDecl()->getName() == "reset" ||
+         MC->getMethodDecl()->getName() == "reset_parameters"))
+      Assigned = namedDecl(memberCallObject(MC));
+    if (Assigned && llvm::is_contained(Named, Assigned))
+      return true;
+    for (const Stmt *Child : S->children())
+      Body.push_back(Child);
+  }
+  return false;
+}
+
+void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  if (Analysis.empty())
+    return;
+  const ParentMap &PM = Analysis.parents();
+
+  llvm::SmallVector<const Expr *, 4> Constructions;
+  ConstructionCollector(Constructions).TraverseStmt(const_cast<Stmt *>(Body));
+  for (const Expr *Construction : Constructions) {
+    if (!PM.hasParent(Construction))
+      continue;
+    const Stmt *Loop = enclosingLoop(Construction, PM, Body);
+    if (!Loop)
+      continue;
+    const ValueDecl *Var = constructedVariable(Construction, PM);
+    if (!Var)
+      continue;
+    // A step of this optimizer in the same loop.
+    const TrainingEvent *Step = nullptr;
+    for (const TrainingEvent &E : Analysis.events())
+      if (E.K == TrainingEvent::Step && E.ObjectDecl == Var && isDescendant(E.Call, Loop, PM) &&
+          !isInLambdaBelow(E.Call, Loop, PM)) {
+        Step = &E;
+        break;
+      }
+    if (!Step)
+      continue;
+    const TrainingLoop *Training = Analysis.trainingLoopOf(Step->Call);
+    if (!Training || buildsItsModelInLoop(Construction, Loop, PM, *Result.Context))
+      continue;
+    bool PerEpoch = Training->Loop != Loop;
+    diag(Construction->getBeginLoc(),
+         PerEpoch ? "optimizer constructed inside the epoch loop: its state (momentum, Adam "
+                    "moments, step counts) is thrown away and reallocated every epoch"
+                  : "optimizer constructed inside the training loop: its state (momentum, Adam "
+                    "moments, step counts) is thrown away and reallocated every iteration")
+        << Construction->getSourceRange();
+    diag(Step->Call->getExprLoc(), "the optimizer steps here", DiagnosticIDs::Note);
+    diag(Loop->getBeginLoc(), "construct the optimizer once, before this loop",
+         DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch_check

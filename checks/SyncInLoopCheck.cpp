@@ -1,0 +1,143 @@
+//===--- SyncInLoopCheck.cpp - libtorch-tidy ------------------------------===//
+
+#include "SyncInLoopCheck.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+#include "utils/TrainingLoop.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+namespace {
+
+enum class SyncKind { None, Item, Cpu, ToCpu, Synchronize };
+
+/// A member function of at::Tensor / at::TensorBase called \p Call, or "".
+llvm::StringRef tensorMethod(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier())
+    return {};
+  if (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
+      !isDerivedFromOrSame(MD->getParent(), names::TensorBase))
+    return {};
+  return MD->getName();
+}
+
+SyncKind classify(const CallExpr *Call) {
+  llvm::StringRef Method = tensorMethod(Call);
+  if (Method == "item")
+    return SyncKind::Item;
+  if (Method == "cpu")
+    return SyncKind::Cpu;
+  if (Method == "to" && Call->getNumArgs() >= 1 && isCPUDeviceExpr(Call->getArg(0)))
+    return SyncKind::ToCpu;
+  if (isNamed(Call->getDirectCallee(), names::CudaSynchronize))
+    return SyncKind::Synchronize;
+  return SyncKind::None;
+}
+
+/// The tensor is already on the CPU: it comes from `.cpu()` / `.to(kCPU)`,
+/// directly or through a variable initialised that way.
+bool alreadyOnCpu(const Expr *Object) {
+  for (unsigned Depth = 0; Object && Depth < 16; ++Depth) {
+    Object = Object->IgnoreImplicit()->IgnoreParens();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Object)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD || !VD->getInit())
+        return false;
+      Object = VD->getInit();
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Object);
+        Construct && Construct->getNumArgs() == 1) {
+      Object = Construct->getArg(0);
+      continue;
+    }
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(Object);
+    if (!Call)
+      return false;
+    SyncKind K = classify(Call);
+    if (K == SyncKind::Cpu || K == SyncKind::ToCpu)
+      return true;
+    if (tensorMethod(Call).empty())
+      return false;
+    Object = Call->getImplicitObjectArgument();
+  }
+  return false;
+}
+
+class SyncCollector : public RecursiveASTVisitor<SyncCollector> {
+public:
+  explicit SyncCollector(llvm::SmallVectorImpl<const CallExpr *> &Found) : Found(Found) {}
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // may not run every iteration
+  bool VisitCallExpr(CallExpr *Call) {
+    SyncKind K = classify(Call);
+    if (K == SyncKind::None)
+      return true;
+    if (K != SyncKind::Synchronize &&
+        alreadyOnCpu(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
+      return true;
+    Found.push_back(Call);
+    return true;
+  }
+
+private:
+  llvm::SmallVectorImpl<const CallExpr *> &Found;
+};
+
+} // namespace
+
+void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+
+  for (const TrainingLoop &Loop : Analysis.loops()) {
+    llvm::SmallVector<const CallExpr *, 4> Syncs;
+    SyncCollector(Syncs).TraverseStmt(const_cast<Stmt *>(Loop.Body));
+    for (const CallExpr *Call : Syncs) {
+      if (!Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true))
+        continue;
+      std::string What;
+      switch (classify(Call)) {
+      case SyncKind::Item:
+        What = "item()";
+        break;
+      case SyncKind::Cpu:
+        What = "cpu()";
+        break;
+      case SyncKind::ToCpu:
+        What = "to(kCPU)";
+        break;
+      default:
+        What = "torch::cuda::synchronize()";
+        break;
+      }
+      diag(Call->getExprLoc(),
+           "'%0' on every iteration of the training loop synchronizes the host with the "
+           "device: the CPU waits until all queued GPU work is done before it can enqueue the "
+           "next batch")
+          << What << Call->getSourceRange();
+      diag(Loop.Loop->getBeginLoc(),
+           "training loop here; synchronize only under a logging condition (`if (step %% N == "
+           "0)`) or after the loop",
+           DiagnosticIDs::Note);
+    }
+  }
+}
+
+} // namespace clang::tidy::torch_check

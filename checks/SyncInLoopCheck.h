@@ -1,0 +1,26 @@
+//===--- SyncInLoopCheck.h - libtorch-tidy ---------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_SYNCINLOOPCHECK_H
+#define LIBTORCH_TIDY_CHECKS_SYNCINLOOPCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds host-device synchronisations on every iteration of a training loop.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-sync-in-loop.md
+class SyncInLoopCheck : public ClangTidyCheck {
+public:
+  SyncInLoopCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_SYNCINLOOPCHECK_H

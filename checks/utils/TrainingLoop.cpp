@@ -1,0 +1,502 @@
+//===--- TrainingLoop.cpp - libtorch-tidy ---------------------------------===//
+
+#include "TrainingLoop.h"
+#include "ASTHelpers.h"
+#include "TorchNames.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace clang::tidy::torch_check {
+
+static llvm::StringRef calleeName(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return {};
+  return FD->getName();
+}
+
+const Expr *memberCallObject(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC)
+    return nullptr;
+  const Expr *E = MC->getImplicitObjectArgument();
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1) {
+      E = Op->getArg(0);
+      continue;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+      continue;
+    }
+    break;
+  }
+  return E;
+}
+
+const ValueDecl *namedDecl(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
+bool refersTo(const Stmt *E, const ValueDecl *D) {
+  if (!E || !D)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E); DRE && DRE->getDecl() == D)
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(E); ME && ME->getMemberDecl() == D)
+    return true;
+  for (const Stmt *Child : E->children())
+    if (refersTo(Child, D))
+      return true;
+  return false;
+}
+
+bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {
+  for (const Stmt *P = PM.getParent(S); P && P != Ancestor; P = PM.getParent(P))
+    if (isa<LambdaExpr>(P))
+      return true;
+  return false;
+}
+
+bool isOptimizerStepCall(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC || calleeName(Call) != "step")
+    return false;
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  return MD && isOptimizerClass(MD->getParent());
+}
+
+/// An optimizer, a pointer to one or a smart pointer to one.
+static bool isOptimizerLike(QualType T) {
+  const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
+  if (!RD)
+    return false;
+  if (isOptimizerClass(RD))
+    return true;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type &&
+          isOptimizerClass(classOf(Arg.getAsType(), true)))
+        return true;
+  return false;
+}
+
+/// `p.grad()`, `p.mutable_grad()` (through `.data()` / `.detach()`).
+static bool isGradAccess(const Expr *E) {
+  while (E) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts());
+    if (!MC)
+      return false;
+    llvm::StringRef Name = calleeName(MC);
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !(isDerivedFromOrSame(MD->getParent(), names::Tensor) ||
+                 isDerivedFromOrSame(MD->getParent(), names::TensorBase)))
+      return false;
+    if (Name == "grad" || Name == "mutable_grad")
+      return true;
+    if (Name != "data" && Name != "detach" && Name != "detach_")
+      return false;
+    E = MC->getImplicitObjectArgument();
+  }
+  return false;
+}
+
+/// `zero_grad`, `zeroGrad`, `zero_gradients`, `reset_grads`, `clearGradients`...:
+/// a user function that says it zeroes gradients.
+static bool nameSaysZeroGrad(llvm::StringRef Name) {
+  std::string Folded;
+  for (char C : Name)
+    if (C != '_')
+      Folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(C))));
+  llvm::StringRef F(Folded);
+  return F.contains("zerograd") ||
+         (F.contains("grad") && (F.contains("zero") || F.contains("reset") || F.contains("clear")));
+}
+
+namespace {
+
+class EventCollector : public RecursiveASTVisitor<EventCollector> {
+public:
+  EventCollector(llvm::SmallVectorImpl<TrainingEvent> &Events, const SourceManager &SM)
+      : Events(Events), SM(SM) {}
+
+  bool VisitCallExpr(CallExpr *Call) {
+    std::optional<TrainingEvent::Kind> Kind = classify(Call);
+    if (!Kind)
+      return true;
+    TrainingEvent E{*Kind, Call};
+    if (isa<CXXMemberCallExpr>(Call) && *Kind != TrainingEvent::ManualZero) {
+      E.Object = memberCallObject(Call);
+      E.ObjectDecl = namedDecl(E.Object);
+    }
+    Events.push_back(E);
+    return true;
+  }
+
+private:
+  std::optional<TrainingEvent::Kind> classify(const CallExpr *Call) {
+    if (isBackwardOrGradCall(Call))
+      return isa<CXXMemberCallExpr>(Call) || calleeName(Call) == "backward"
+                 ? TrainingEvent::Backward
+                 : TrainingEvent::Grad;
+    llvm::StringRef Name = calleeName(Call);
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && isOptimizerClass(MD->getParent())) {
+        if (Name == "step")
+          return TrainingEvent::Step;
+        if (Name == "zero_grad")
+          return TrainingEvent::ZeroGrad;
+        return std::nullopt;
+      }
+      if (moduleMethodName(Call) == "zero_grad")
+        return TrainingEvent::ModuleZeroGrad;
+      if ((Name == "zero_" || Name == "fill_" || Name == "copy_" || Name == "reset") &&
+          isGradAccess(MC->getImplicitObjectArgument()))
+        return TrainingEvent::ManualZero;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && isGradAccess(Op->getArg(0)))
+        return TrainingEvent::ManualZero;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || isInLibraryNamespace(FD) || SM.isInSystemHeader(FD->getLocation()))
+      return std::nullopt;
+    if (!Name.empty() && nameSaysZeroGrad(Name))
+      return TrainingEvent::ManualZero;
+    for (const Expr *Arg : Call->arguments())
+      if (isOptimizerLike(Arg->getType()))
+        return TrainingEvent::OpaqueOptimizerUse;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (isOptimizerLike(MC->getImplicitObjectArgument()->getType()))
+        return TrainingEvent::OpaqueOptimizerUse;
+    return std::nullopt;
+  }
+
+  llvm::SmallVectorImpl<TrainingEvent> &Events;
+  const SourceManager &SM;
+};
+
+} // namespace
+
+/// The loops that spell \p S (body, condition or increment; not a for's init
+/// or a range-for's range), innermost first, looking through lambdas.
+static llvm::SmallVector<const Stmt *, 4> loopChain(const Stmt *S, const ParentMap &PM,
+                                                    const Stmt *StopAt) {
+  llvm::SmallVector<const Stmt *, 4> Chain;
+  const Stmt *Child = S;
+  for (const Stmt *P = PM.getParent(S); P && Child != StopAt; Child = P, P = PM.getParent(P)) {
+    if (!isLoopStmt(P))
+      continue;
+    if (const auto *For = dyn_cast<ForStmt>(P); For && Child == For->getInit())
+      continue;
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(P);
+        RF && Child != RF->getBody() && Child != RF->getLoopVarStmt())
+      continue;
+    Chain.push_back(P);
+  }
+  return Chain;
+}
+
+bool TrainingLoop::hasEvent(TrainingEvent::Kind K) const {
+  return llvm::any_of(Events, [K](const TrainingEvent &E) { return E.K == K; });
+}
+
+bool TrainingLoop::zeroesGradients() const {
+  return llvm::any_of(Events, [](const TrainingEvent &E) { return E.zeroes(); });
+}
+
+TrainingLoopAnalysis::~TrainingLoopAnalysis() = default;
+
+TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx)
+    : Body(FunctionBody), Ctx(Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  EventCollector(AllEvents, SM).TraverseStmt(const_cast<Stmt *>(FunctionBody));
+  bool HasBackward = false, HasStep = false;
+  for (const TrainingEvent &E : AllEvents) {
+    HasBackward |= E.K == TrainingEvent::Backward || E.K == TrainingEvent::Grad;
+    HasStep |= E.K == TrainingEvent::Step;
+  }
+  if (!HasBackward || !HasStep)
+    return;
+  llvm::stable_sort(AllEvents, [&](const TrainingEvent &A, const TrainingEvent &B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Call->getBeginLoc()),
+                                        SM.getExpansionLoc(B.Call->getBeginLoc()));
+  });
+  PM = std::make_unique<ParentMap>(const_cast<Stmt *>(FunctionBody));
+
+  llvm::SmallVector<llvm::SmallVector<const Stmt *, 4>, 16> Chains;
+  for (const TrainingEvent &E : AllEvents)
+    Chains.push_back(loopChain(E.Call, *PM, FunctionBody));
+
+  // The innermost loop common to some backward and some step.
+  llvm::SmallVector<const Stmt *, 4> Candidates;
+  for (size_t B = 0; B < AllEvents.size(); ++B) {
+    if (AllEvents[B].K != TrainingEvent::Backward && AllEvents[B].K != TrainingEvent::Grad)
+      continue;
+    for (size_t S = 0; S < AllEvents.size(); ++S) {
+      if (AllEvents[S].K != TrainingEvent::Step)
+        continue;
+      for (const Stmt *L : Chains[B])
+        if (llvm::is_contained(Chains[S], L)) {
+          if (!llvm::is_contained(Candidates, L))
+            Candidates.push_back(L);
+          break;
+        }
+    }
+  }
+  // A loop around a training loop is its epoch loop, not a training loop.
+  for (const Stmt *L : Candidates) {
+    bool Encloses = llvm::any_of(Candidates, [&](const Stmt *Other) {
+      return Other != L && isDescendant(Other, L, *PM);
+    });
+    if (Encloses)
+      continue;
+    TrainingLoop TL;
+    TL.Loop = L;
+    TL.Body = loopBody(L);
+    TL.EpochLoop = enclosingLoop(L, *PM, FunctionBody);
+    for (size_t I = 0; I < AllEvents.size(); ++I) {
+      if (!llvm::is_contained(Chains[I], L))
+        continue;
+      TrainingEvent E = AllEvents[I];
+      E.InLambda = isInLambdaBelow(E.Call, L, *PM);
+      TL.Events.push_back(E);
+    }
+    Loops.push_back(std::move(TL));
+  }
+  for (TrainingLoop &TL : Loops)
+    for (const TrainingEvent &E : TL.Events) {
+      if (E.K != TrainingEvent::Step)
+        continue;
+      bool Seen = E.ObjectDecl && llvm::any_of(TL.OptimizerSteps, [&](const TrainingEvent *O) {
+                    return O->ObjectDecl == E.ObjectDecl;
+                  });
+      if (!Seen)
+        TL.OptimizerSteps.push_back(&E);
+    }
+}
+
+const TrainingLoop *TrainingLoopAnalysis::trainingLoopOf(const Stmt *S) const {
+  if (!PM)
+    return nullptr;
+  for (const Stmt *L : loopChain(S, *PM, Body))
+    for (const TrainingLoop &TL : Loops)
+      if (TL.Loop == L)
+        return &TL;
+  return nullptr;
+}
+
+/// True when \p Child, a child of \p Parent, runs whenever \p Parent does.
+static bool alwaysRuns(const Stmt *Child, const Stmt *Parent, bool ThroughLoops) {
+  if (const auto *If = dyn_cast<IfStmt>(Parent))
+    return Child == If->getCond() || Child == If->getInit() ||
+           Child == If->getConditionVariableDeclStmt();
+  if (const auto *Switch = dyn_cast<SwitchStmt>(Parent))
+    return Child == Switch->getCond() || Child == Switch->getInit() ||
+           Child == Switch->getConditionVariableDeclStmt();
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(Parent))
+    return Child == CO->getCond() ||
+           (isa<BinaryConditionalOperator>(CO) &&
+            Child == cast<BinaryConditionalOperator>(CO)->getCommon());
+  if (const auto *BO = dyn_cast<BinaryOperator>(Parent))
+    return !BO->isLogicalOp() || Child == BO->getLHS();
+  if (isa<LambdaExpr, CXXCatchStmt, CaseStmt, DefaultStmt>(Parent))
+    return false;
+  if (isLoopStmt(Parent)) {
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      if (Child == For->getInit() || Child == For->getCond())
+        return true;
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(Parent))
+      if (Child != RF->getBody())
+        return true;
+    if (const auto *W = dyn_cast<WhileStmt>(Parent); W && Child == W->getCond())
+      return true;
+    if (isa<DoStmt>(Parent))
+      return true; // a do body runs at least once
+    return ThroughLoops;
+  }
+  return true;
+}
+
+bool TrainingLoopAnalysis::runsEveryIteration(const Stmt *S, const TrainingLoop &Loop,
+                                              bool ThroughNestedLoops) const {
+  if (!PM)
+    return false;
+  const Stmt *Child = S;
+  for (const Stmt *P = PM->getParent(S); P; Child = P, P = PM->getParent(P)) {
+    if (Child == Loop.Body)
+      return true;
+    if (P == Loop.Loop)
+      return false; // condition or increment
+    if (!alwaysRuns(Child, P, ThroughNestedLoops))
+      return false;
+  }
+  return false;
+}
+
+const IfStmt *TrainingLoopAnalysis::enclosingIf(const Stmt *S, const TrainingLoop &Loop) const {
+  if (!PM)
+    return nullptr;
+  const Stmt *Child = S;
+  for (const Stmt *P = PM->getParent(S); P && Child != Loop.Body; Child = P, P = PM->getParent(P))
+    if (const auto *If = dyn_cast<IfStmt>(P))
+      if (Child == If->getThen() || Child == If->getElse())
+        return If;
+  return nullptr;
+}
+
+/// True when every statement between \p S and \p Top runs whenever \p Top
+/// does, without nested loops (bare blocks are fine).
+static bool straightBelow(const Stmt *S, const Stmt *Top, const ParentMap &PM) {
+  const Stmt *Child = S;
+  for (const Stmt *P = PM.getParent(S); P && Child != Top; Child = P, P = PM.getParent(P))
+    if (!alwaysRuns(Child, P, /*ThroughLoops=*/false) || isLoopStmt(P))
+      return false;
+  return Child == Top;
+}
+
+llvm::SmallVector<const TrainingEvent *, 4>
+TrainingLoopAnalysis::straightLineNeighbours(const TrainingEvent &E, const TrainingLoop &Loop,
+                                             bool Forward) const {
+  llvm::SmallVector<const TrainingEvent *, 4> Result;
+  if (!PM || E.InLambda)
+    return Result;
+  // Climb to the statement of a block that holds E, then scan that block's
+  // siblings; when a block is exhausted, continue in the block around it if
+  // the way up only crosses an if-branch or a bare block.
+  const Stmt *Child = E.Call;
+  const Stmt *P = PM->getParent(Child);
+  while (P && !isa<CompoundStmt>(P)) {
+    if (!alwaysRuns(Child, P, false) || isLoopStmt(P))
+      return Result;
+    Child = P;
+    P = PM->getParent(P);
+  }
+  while (const auto *Block = dyn_cast_or_null<CompoundStmt>(P)) {
+    llvm::SmallVector<const Stmt *, 16> Siblings(Block->body_begin(), Block->body_end());
+    auto *It = llvm::find(Siblings, Child);
+    if (It == Siblings.end())
+      return Result;
+    auto Visit = [&](const Stmt *T) -> bool { // false: stop
+      llvm::SmallVector<const TrainingEvent *, 4> Here;
+      for (const TrainingEvent &Other : Loop.Events) {
+        if (&Other == &E || !isDescendant(Other.Call, T, *PM))
+          continue;
+        if (Other.InLambda || !straightBelow(Other.Call, T, *PM))
+          return false;
+        Here.push_back(&Other);
+      }
+      if (!Forward)
+        std::reverse(Here.begin(), Here.end());
+      Result.append(Here.begin(), Here.end());
+      return true;
+    };
+    if (Forward) {
+      for (auto *S = std::next(It); S != Siblings.end(); ++S)
+        if (!Visit(*S))
+          return Result;
+    } else {
+      for (auto *S = It; S != Siblings.begin();)
+        if (!Visit(*--S))
+          return Result;
+    }
+    if (Block == Loop.Body)
+      return Result;
+    // Up to the next enclosing block, through if-branches and bare blocks.
+    Child = Block;
+    P = PM->getParent(Child);
+    while (P && !isa<CompoundStmt>(P)) {
+      if (isLoopStmt(P) || isa<LambdaExpr, SwitchStmt, CXXCatchStmt>(P))
+        return Result;
+      if (const auto *If = dyn_cast<IfStmt>(P); !If && !isa<CXXTryStmt>(P))
+        return Result;
+      Child = P;
+      P = PM->getParent(P);
+    }
+  }
+  return Result;
+}
+
+/// The K of a counter test in \p Cond: `x % K` anywhere in it, or
+/// `[++]count[++] ==/>=/> K` with `count = 0` in \p Then.
+static const Expr *counterPeriod(const Expr *Cond, const Stmt *Then) {
+  llvm::SmallVector<const Stmt *, 8> Work{Cond};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || isa<LambdaExpr>(S))
+      continue;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->getOpcode() == BO_Rem)
+      return BO->getRHS();
+    for (const Stmt *C : S->children())
+      Work.push_back(C);
+  }
+  const auto *Cmp = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!Cmp || !(Cmp->getOpcode() == BO_EQ || Cmp->getOpcode() == BO_GE ||
+                Cmp->getOpcode() == BO_GT))
+    return nullptr;
+  const Expr *Counter = Cmp->getLHS()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(Counter); UO && UO->isIncrementOp())
+    Counter = UO->getSubExpr()->IgnoreParenImpCasts();
+  const ValueDecl *CounterDecl = namedDecl(Counter);
+  if (!CounterDecl)
+    return nullptr;
+  // The counter is reset in the branch.
+  llvm::SmallVector<const Stmt *, 8> Body{Then};
+  while (!Body.empty()) {
+    const Stmt *S = Body.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+        Assign && Assign->getOpcode() == BO_Assign &&
+        namedDecl(Assign->getLHS()) == CounterDecl)
+      return Cmp->getRHS();
+    for (const Stmt *C : S->children())
+      Body.push_back(C);
+  }
+  return nullptr;
+}
+
+std::optional<ConditionalStep>
+TrainingLoopAnalysis::conditionalStep(const TrainingLoop &Loop) const {
+  std::optional<ConditionalStep> Result;
+  bool AnyStep = false;
+  for (const TrainingEvent &E : Loop.Events) {
+    if (E.K != TrainingEvent::Step || E.InLambda)
+      continue;
+    AnyStep = true;
+    const IfStmt *If = enclosingIf(E.Call, Loop);
+    if (!If || !isDescendant(E.Call, If->getThen(), *PM))
+      return std::nullopt;
+    const Expr *Period = counterPeriod(If->getCond(), If->getThen());
+    if (!Period)
+      return std::nullopt;
+    if (!Result)
+      Result = ConditionalStep{If, Period};
+  }
+  if (!AnyStep)
+    return std::nullopt;
+  bool BackwardEveryIteration = llvm::any_of(Loop.Events, [&](const TrainingEvent &E) {
+    return E.K == TrainingEvent::Backward && !E.InLambda &&
+           runsEveryIteration(E.Call, Loop, /*ThroughNestedLoops=*/false);
+  });
+  if (!BackwardEveryIteration)
+    return std::nullopt;
+  return Result;
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,149 @@
+//===--- TrainingLoop.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// The training loops of a function body and what they do per iteration.
+//
+// A training loop is the innermost loop whose body (directly, in nested blocks
+// or loops, or in a lambda spelled there such as an LBFGS closure) calls
+// backward() and an optimizer's step(). A loop around it (the epoch loop) runs
+// once per epoch and is not itself a training loop.
+//
+// The analysis is built once per function body; the checks query it:
+//   - the training loops, their epoch loop and the optimizers they step;
+//   - the backward / step / zero_grad / manual gradient zeroing calls of each
+//     loop in source order (TrainingEvent);
+//   - whether a statement runs on every iteration or only under a condition;
+//   - the events on the same straight-line path as a given event;
+//   - the conditional-step structure of gradient accumulation:
+//       if ((i + 1) % K == 0) { optimizer.step(); optimizer.zero_grad(); }
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include <memory>
+#include <optional>
+
+namespace clang::tidy::torch_check {
+
+/// One call the training-loop analysis tracks.
+struct TrainingEvent {
+  enum Kind {
+    Backward,       ///< tensor.backward(), torch::autograd::backward(...): accumulates into .grad
+    Grad,           ///< torch::autograd::grad(...): returns gradients, does not accumulate
+    Step,           ///< optimizer.step(...) on a torch::optim::Optimizer
+    ZeroGrad,       ///< optimizer.zero_grad()
+    ModuleZeroGrad, ///< module->zero_grad()
+    ManualZero,     ///< p.grad().zero_(), .fill_(), .copy_(), p.mutable_grad().reset(), p.mutable_grad() = ...,
+                    ///< or a user function whose name says it zeroes gradients
+    OpaqueOptimizerUse, ///< a user function that receives an optimizer (may zero or step it)
+  };
+  Kind K;
+  const CallExpr *Call;
+  /// The object the call is made on (optimizer, module), with `->`, `*` and
+  /// smart-pointer operators stripped; null when none.
+  const Expr *Object = nullptr;
+  /// The variable or field that object names; null when it is not a name.
+  const ValueDecl *ObjectDecl = nullptr;
+  /// Spelled inside a lambda within the loop (an LBFGS closure, a callback).
+  bool InLambda = false;
+
+  bool zeroes() const { return K == ZeroGrad || K == ModuleZeroGrad || K == ManualZero; }
+};
+
+/// A training loop of a function body.
+struct TrainingLoop {
+  const Stmt *Loop = nullptr;      ///< for, range-for, while or do
+  const Stmt *Body = nullptr;      ///< its body
+  const Stmt *EpochLoop = nullptr; ///< the innermost loop around it, if any
+  /// The events spelled inside the loop (condition, increment and body), in
+  /// source order.
+  llvm::SmallVector<TrainingEvent, 8> Events;
+  /// The distinct optimizers stepped in the loop (first step call of each); an
+  /// optimizer that is not a plain name gets one entry per step call.
+  llvm::SmallVector<const TrainingEvent *, 2> OptimizerSteps;
+
+  bool hasEvent(TrainingEvent::Kind K) const;
+  bool zeroesGradients() const;
+};
+
+/// How gradient accumulation gates its step.
+struct ConditionalStep {
+  const IfStmt *If = nullptr;
+  /// K: the right operand of `%` (`(i + 1) % K == 0`) or the bound a counter
+  /// is compared with (`++count == K`, `count >= K` with `count = 0` in the branch).
+  const Expr *Period = nullptr;
+};
+
+/// The training loops of one function body.
+class TrainingLoopAnalysis {
+public:
+  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx);
+  ~TrainingLoopAnalysis();
+
+  llvm::ArrayRef<TrainingLoop> loops() const { return Loops; }
+  bool empty() const { return Loops.empty(); }
+  /// Every event of the function body, in source order.
+  llvm::ArrayRef<TrainingEvent> events() const { return AllEvents; }
+  const ParentMap &parents() const { return *PM; }
+  ASTContext &context() const { return Ctx; }
+  const Stmt *functionBody() const { return Body; }
+
+  /// The training loop that spells \p S (its body, condition or increment,
+  /// including nested loops and lambdas), or null.
+  const TrainingLoop *trainingLoopOf(const Stmt *S) const;
+
+  /// True when \p S is inside \p Loop's body and runs on every iteration: no
+  /// if/else branch, switch, `?:`, `&&`/`||` operand, catch handler or lambda
+  /// lies between them. Nested loops count as running every iteration when
+  /// \p ThroughNestedLoops, else as conditional.
+  bool runsEveryIteration(const Stmt *S, const TrainingLoop &Loop,
+                          bool ThroughNestedLoops) const;
+
+  /// The events of \p Loop that run before (\p Forward false) or after
+  /// (\p Forward true) \p E on the same straight-line path, nearest first,
+  /// stopping at the first statement whose events are conditional (an `if`
+  /// holding an event, a nested loop, a lambda). Events in an enclosing block
+  /// are reached through the branch of an `if` that holds \p E.
+  llvm::SmallVector<const TrainingEvent *, 4>
+  straightLineNeighbours(const TrainingEvent &E, const TrainingLoop &Loop, bool Forward) const;
+
+  /// Gradient accumulation: every step of \p Loop runs only under an `if`
+  /// whose condition is a counter test, while some backward runs on every
+  /// iteration. Returns the gating `if` of the first step and its K.
+  std::optional<ConditionalStep> conditionalStep(const TrainingLoop &Loop) const;
+
+  /// The innermost `if` whose then- or else-branch holds \p S, below \p Loop's
+  /// body; null when none.
+  const IfStmt *enclosingIf(const Stmt *S, const TrainingLoop &Loop) const;
+
+private:
+  const Stmt *Body;
+  ASTContext &Ctx;
+  std::unique_ptr<ParentMap> PM;
+  llvm::SmallVector<TrainingEvent, 16> AllEvents;
+  llvm::SmallVector<TrainingLoop, 2> Loops;
+};
+
+/// optimizer.step(...) on a class derived from torch::optim::Optimizer
+/// (through `.`, `->`, a pointer or a smart pointer).
+bool isOptimizerStepCall(const CallExpr *Call);
+/// The object expression of a member call, with parens, implicit casts,
+/// `->`/`*` of pointers and smart pointers stripped.
+const Expr *memberCallObject(const CallExpr *Call);
+/// The variable or field \p E names (`x`, `this->x`, `x_`), or null.
+const ValueDecl *namedDecl(const Expr *E);
+/// True when \p E refers to \p D somewhere inside.
+bool refersTo(const Stmt *E, const ValueDecl *D);
+/// True when \p S lies inside a lambda that is itself inside \p Ancestor.
+bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM);
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H

@@ -1,0 +1,159 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t
+#include <torch/torch.h>
+
+#include <cstdio>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+using Loader = torch::data::StatelessDataLoader<torch::data::datasets::MNIST,
+                                                torch::data::samplers::RandomSampler>;
+
+// ---- positives -------------------------------------------------------------
+
+double for_loop(Net &model, torch::optim::SGD &optimizer, torch::Tensor x, torch::Tensor y) {
+  double total = 0;
+  for (int i = 0; i < 100; ++i) {
+    optimizer.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    optimizer.step();
+    total += loss.item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-7]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+  }
+  return total;
+}
+
+void range_for_over_loader(Net &model, Loader &loader, std::vector<float> &history) {
+  auto optimizer = std::make_unique<torch::optim::Adam>(model->parameters());
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (auto &batch : loader) {
+      optimizer->zero_grad();
+      auto out = model->forward(batch[0].data);
+      auto loss = torch::nll_loss(out, batch[0].target);
+      loss.backward();
+      optimizer->step();
+      history.push_back(loss.item().toFloat());
+      // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'item()' on every iteration
+      auto pred = out.argmax(1).cpu();
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'cpu()' on every iteration
+      auto correct = pred.eq(batch[0].target).sum().item<int64_t>(); // already on the CPU
+    }
+    std::printf("epoch %d done %f\n", epoch, history.back()); // the epoch loop: fine
+  }
+}
+
+void while_and_do(Net &model, torch::optim::SGD *opt, torch::Tensor x) {
+  int step = 0;
+  while (step++ < 100) {
+    opt->zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt->step();
+    torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' on every iteration
+  }
+  do {
+    opt->zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt->step();
+    auto host = loss.detach().to(torch::Device(torch::kCPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'to(kCPU)' on every iteration
+    if (loss.item<float>() < 1e-3f)
+      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' on every iteration
+      break;
+  } while (--step > 0);
+}
+
+struct Trainer {
+  Net model;
+  torch::optim::Adam opt_;
+  float last = 0;
+  void train_epoch(const std::vector<torch::Tensor> &xs) {
+    for (const auto &x : xs) {
+      opt_.zero_grad();
+      auto loss = model->forward(x).sum();
+      loss.backward();
+      opt_.step();
+      last = loss.template item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'item()' on every iteration
+      auto host = loss.to(torch::Device("cpu"));
+      // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'to(kCPU)' on every iteration
+      last += host.item<float>(); // already on the CPU
+    }
+  }
+};
+
+void in_a_lambda(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  auto run = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      opt.zero_grad();
+      auto loss = model(x).sum();
+      loss.backward();
+      opt.step();
+      std::printf("%f\n", loss.item<float>());
+      // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' on every iteration
+    }
+  };
+  run(3);
+}
+
+// ---- negatives -------------------------------------------------------------
+
+void logging_condition(Net &model, torch::optim::SGD &opt, torch::Tensor x, int log_every) {
+  for (int step = 0; step < 1000; ++step) {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    if (step % 100 == 0)
+      std::printf("%f\n", loss.item<float>());
+    if (step % log_every == 0) {
+      auto cpu = loss.cpu();
+      std::printf("%f\n", cpu.item<float>());
+    }
+  }
+}
+
+void after_the_loop(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  torch::Tensor loss;
+  for (int step = 0; step < 1000; ++step) {
+    opt.zero_grad();
+    loss = model(x).sum();
+    loss.backward();
+    opt.step();
+  }
+  std::printf("%f\n", loss.item<float>());
+  torch::cuda::synchronize();
+}
+
+void not_a_training_loop(Net &model, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i)
+    std::printf("%f\n", model(x).sum().item<float>()); // evaluation
+}
+
+void device_moves(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Device device) {
+  for (int step = 0; step < 1000; ++step) {
+    opt.zero_grad();
+    auto loss = model(x.to(device)).sum(); // to the device, not to the host
+    loss.backward();
+    opt.step();
+  }
+}
+
+void closure(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    opt.step([&] {
+      opt.zero_grad();
+      auto loss = model(x).sum();
+      loss.backward();
+      return loss;
+    });
+  }
+}

@@ -25,7 +25,8 @@ def check_sarif(doc):
 
     with open(os.path.join(os.path.dirname(__file__), "sarif-schema-2.1.0.json")) as f:
         schema = json.load(f)
-    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    checker = getattr(jsonschema.Draft4Validator, "FORMAT_CHECKER", None) or jsonschema.draft4_format_checker
+    validator = jsonschema.Draft4Validator(schema, format_checker=checker)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
     if errors:
         fail("not valid SARIF 2.1.0: %s at %s" % (errors[0].message, "/".join(map(str, errors[0].path))))

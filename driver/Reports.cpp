@@ -158,11 +158,24 @@ static json::Object artifactLocation(const ReportContext &Ctx, llvm::StringRef F
   return json::Object{{"uri", uriEscape(P)}, {"uriBaseId", "SRCROOT"}};
 }
 
-static json::Object region(const Location &L) {
+/// SARIF columns count Unicode code points (the run's columnKind); clang's
+/// count bytes.
+static unsigned codePointColumn(const ReportContext &Ctx, const Location &L) {
+  if (!Ctx.Sources)
+    return L.Column;
+  llvm::StringRef Line = Ctx.Sources->lineText(L.File, L.Line);
+  unsigned Column = 1;
+  for (unsigned I = 0; I + 1 < L.Column && I < Line.size(); ++I)
+    if ((static_cast<unsigned char>(Line[I]) & 0xC0) != 0x80)
+      ++Column;
+  return Column;
+}
+
+static json::Object region(const ReportContext &Ctx, const Location &L) {
   json::Object R;
   if (L.Line) {
     R["startLine"] = L.Line;
-    R["startColumn"] = L.Column;
+    R["startColumn"] = codePointColumn(Ctx, L);
   } else {
     R["charOffset"] = L.Offset;
   }
@@ -205,14 +218,14 @@ static void writeSarif(const std::vector<Finding> &Findings, const ReportContext
     if (!F.Loc.File.empty())
       Result["locations"] = json::Array{json::Object{
           {"physicalLocation", json::Object{{"artifactLocation", artifactLocation(Ctx, F.Loc.File)},
-                                            {"region", region(F.Loc)}}}}};
+                                            {"region", region(Ctx, F.Loc)}}}}};
     json::Array Related;
     unsigned Id = 0;
     for (const Note &N : F.Notes) {
       json::Object Rel{{"id", Id++}, {"message", json::Object{{"text", N.Message}}}};
       if (!N.Loc.File.empty())
         Rel["physicalLocation"] = json::Object{{"artifactLocation", artifactLocation(Ctx, N.Loc.File)},
-                                               {"region", region(N.Loc)}};
+                                               {"region", region(Ctx, N.Loc)}};
       Related.push_back(std::move(Rel));
     }
     if (!Related.empty())

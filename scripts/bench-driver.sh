@@ -92,9 +92,24 @@ PY
 
 cd "$ROOT"
 echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS"
-t0=$(date +%s.%N)
-"run-clang-tidy-$V" -load "../lib/LibTorchTidy.so" -p . -j "$JOBS" -quiet -checks='-*,torch-*' >/dev/null 2>&1 || true
-t1=$(date +%s.%N)
-"../bin/libtorch-tidy" -p . -j "$JOBS" --quiet >/dev/null 2>&1 || true
-t2=$(date +%s.%N)
-python3 -c "a=$t1-$t0; b=$t2-$t1; print('run-clang-tidy-$V -load: %.1f s\nlibtorch-tidy:            %.1f s\nspeed-up:                 %.2fx' % (a, b, a / b))"
+# Wall time, and the CPU time of all child processes (steadier on a shared machine).
+python3 - "$V" "$JOBS" <<'PY'
+import resource, subprocess, sys, time
+v, jobs = sys.argv[1:3]
+runs = [("run-clang-tidy-%s -load" % v,
+         ["run-clang-tidy-" + v, "-load", "../lib/LibTorchTidy.so", "-p", ".", "-j", jobs, "-quiet",
+          "-checks=-*,torch-*"]),
+        ("libtorch-tidy", ["../bin/libtorch-tidy", "-p", ".", "-j", jobs, "--quiet"])]
+result = {}
+for name, cmd in runs:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    result[name] = (wall, cpu)
+    print("%-26s wall %6.1f s   cpu %6.1f s" % (name + ":", wall, cpu))
+(a_wall, a_cpu), (b_wall, b_cpu) = result.values()
+print("speed-up:                  wall %5.2fx   cpu %5.2fx" % (a_wall / b_wall, a_cpu / b_cpu))
+PY

@@ -173,7 +173,7 @@ std::vector<std::string> normalizeDiffArgument(int Argc, const char **Argv) {
 llvm::Expected<std::vector<std::string>> registeredChecks(const std::string &Tidy,
                                                           const std::string &Plugin) {
   ProcessResult R = runProcess(Tidy, {Tidy, "--load=" + Plugin, "--checks=-*,torch-*", "--list-checks"},
-                               "", 120);
+                               120);
   if (!R.Error.empty() || R.ExitCode != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "%s cannot load %s", Tidy.c_str(), Plugin.c_str());

@@ -52,7 +52,7 @@ llvm::Expected<std::string> findPlugin(llvm::StringRef Override) {
 }
 
 ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
-                         llvm::StringRef WorkingDir, unsigned TimeoutSeconds) {
+                         unsigned TimeoutSeconds) {
   ProcessResult R;
   llvm::SmallString<128> OutPath;
   if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy", "out", OutPath)) {
@@ -64,21 +64,8 @@ ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Ar
                                                 llvm::StringRef(OutPath)};
   std::string ErrMsg;
   bool Failed = false;
-  if (WorkingDir.empty()) {
-    R.ExitCode = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects, TimeoutSeconds,
-                                           0, &ErrMsg, &Failed);
-  } else {
-    // LLVM 19's ExecuteAndWait has no working directory; run through env -C
-    // would need coreutils 8.28, so use `git -C`-style tools' own flag or sh.
-    std::vector<std::string> ShArgs = {"sh", "-c", "cd \"$0\" && exec \"$@\"", WorkingDir.str()};
-    ShArgs.push_back(Program.str());
-    for (size_t I = 1; I < Args.size(); ++I)
-      ShArgs.push_back(Args[I]);
-    std::vector<llvm::StringRef> ShArgv(ShArgs.begin(), ShArgs.end());
-    auto Sh = llvm::sys::findProgramByName("sh");
-    R.ExitCode = llvm::sys::ExecuteAndWait(Sh ? *Sh : "/bin/sh", ShArgv, std::nullopt, Redirects,
-                                           TimeoutSeconds, 0, &ErrMsg, &Failed);
-  }
+  R.ExitCode = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects, TimeoutSeconds, 0,
+                                         &ErrMsg, &Failed);
   if (Failed)
     R.Error = ErrMsg.empty() ? "cannot execute " + Program.str() : ErrMsg;
   else if (R.ExitCode < 0)
@@ -91,7 +78,7 @@ ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Ar
 
 /// The major version `clang-tidy --version` reports, 0 when unknown.
 static unsigned clangTidyMajor(llvm::StringRef Tidy, std::string &Text) {
-  ProcessResult R = runProcess(Tidy, {Tidy.str(), "--version"}, "", 60);
+  ProcessResult R = runProcess(Tidy, {Tidy.str(), "--version"}, 60);
   Text = R.Output;
   llvm::SmallVector<llvm::StringRef, 2> M;
   if (R.ExitCode != 0 || !llvm::Regex("version ([0-9]+)\\.").match(R.Output, &M))

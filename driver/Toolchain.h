@@ -41,10 +41,10 @@ struct ProcessResult {
   std::string Output;
   std::string Error; // why it could not run
 };
-/// Runs Program with Args (Args[0] is the program name), output captured;
-/// WorkingDir empty = inherited. Timeout 0 = none.
+/// Runs Program with Args (Args[0] is the program name), stdin empty, stdout
+/// and stderr captured together. Timeout 0 = none.
 ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
-                         llvm::StringRef WorkingDir = "", unsigned TimeoutSeconds = 0);
+                         unsigned TimeoutSeconds = 0);
 
 } // namespace libtorch_tidy
 

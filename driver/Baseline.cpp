@@ -62,7 +62,7 @@ llvm::Expected<llvm::StringSet<>> readBaseline(llvm::StringRef Path) {
     if (const llvm::json::Object *Item = V.getAsObject())
       if (auto FP = Item->getString("fingerprint"))
         Result.insert(*FP);
-  return std::move(Result);
+  return Result;
 }
 
 std::string baselineText(const std::vector<Finding> &Findings, llvm::StringRef Root) {

@@ -121,7 +121,7 @@ llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath) {
     if (Seen.insert(C.File).second)
       Db.Commands.push_back(std::move(C));
   }
-  return std::move(Db);
+  return Db;
 }
 
 } // namespace libtorch_tidy

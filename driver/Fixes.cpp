@@ -132,7 +132,7 @@ llvm::Expected<unsigned> applyFixPlan(const FixPlan &Plan) {
   unsigned Changed = 0;
   for (const auto &[File, Text] : NewTexts) {
     if (auto E = writeFileAtomically(File, Text))
-      return std::move(E);
+      return E;
     ++Changed;
   }
   return Changed;

@@ -99,7 +99,7 @@ llvm::Expected<ChangedLines> changedLinesSince(llvm::StringRef Rev) {
     return createStringError(inconvertibleErrorCode(), "--diff: git diff %s failed", Base.c_str());
   ChangedLines Result = parseUnifiedDiff(Diff.Output, TopLevel);
   Result.Revision = Base;
-  return std::move(Result);
+  return Result;
 }
 
 } // namespace libtorch_tidy

@@ -45,7 +45,6 @@ cl::OptionCategory Category("libtorch-tidy options");
 
 const char Overview[] =
     "libtorch-tidy: the torch- clang-tidy checks over a whole project\n\n"
-    "  libtorch-tidy [options] [PATH...]\n\n"
     "Reads compile_commands.json, skips the translation units that cannot involve LibTorch,\n"
     "runs clang-tidy with the LibTorchTidy plugin on the others in parallel and reports the\n"
     "findings. PATHs (files or directories) restrict the analysis to the translation units\n"

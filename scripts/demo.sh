@@ -5,19 +5,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 bash scripts/setup.sh >/dev/null
-TIDY=/usr/lib/llvm-${LIBTORCH_TIDY_LLVM_VERSION:-19}/bin/clang-tidy
-PLUGIN=$BUILD_DIR/lib/LibTorchTidy.so
+DRIVER=$BUILD_DIR/bin/libtorch-tidy
 
 echo "== findings in examples/"
-for f in examples/*.cpp; do
-  "$TIDY" --load "$PLUGIN" -p "$BUILD_DIR" --checks='-*,torch-*' --quiet "$f" 2>/dev/null || true
-done
+"$DRIVER" -p "$BUILD_DIR" examples/ || true
 
 echo "== fixes (applied to a copy in $BUILD_DIR/demo/)"
-rm -rf "$BUILD_DIR/demo" && mkdir -p "$BUILD_DIR/demo"
+# The copy gets its own compile database: the examples' commands, pointed at the copy.
+rm -rf "$BUILD_DIR/demo" && mkdir -p "$BUILD_DIR/demo" && cp -r examples "$BUILD_DIR/demo/"
+python3 - "$BUILD_DIR" "$(pwd)/examples" "$(cd "$BUILD_DIR/demo" && pwd)/examples" <<'PY'
+import json, os, sys
+build, src, copy = sys.argv[1:4]
+entries = [e for e in json.load(open(os.path.join(build, "compile_commands.json")))
+           if os.path.abspath(os.path.join(e["directory"], e["file"])).startswith(src + os.sep)]
+for e in entries:
+    for key in ("file", "command"):
+        if key in e:
+            e[key] = e[key].replace(src + os.sep, copy + os.sep)
+    if "arguments" in e:
+        e["arguments"] = [a.replace(src + os.sep, copy + os.sep) for a in e["arguments"]]
+json.dump(entries, open(os.path.join(build, "demo", "compile_commands.json"), "w"), indent=1)
+PY
+"$DRIVER" -p "$BUILD_DIR/demo" --fix --quiet "$BUILD_DIR/demo/examples" >/dev/null || true
 for f in examples/*.cpp; do
-  cp "$f" "$BUILD_DIR/demo/"
-  copy="$BUILD_DIR/demo/$(basename "$f")"
-  "$TIDY" --load "$PLUGIN" -p "$BUILD_DIR" --checks='-*,torch-*' --quiet --fix "$copy" >/dev/null 2>&1 || true
-  diff -u --label "a/$f" --label "b/$f" "$f" "$copy" || true
+  diff -u --label "a/$f" --label "b/$f" "$f" "$BUILD_DIR/demo/$f" || true
 done

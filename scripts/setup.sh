@@ -10,7 +10,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 packages=(cmake ninja-build g++ python3 git
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
-          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,6 +25,11 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# The driver's tests validate SARIF reports with jsonschema: Debian's package
+# serves /usr/bin/python3; another python3 first on PATH gets it from PyPI.
+python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema >/dev/null 2>&1 \
+  || echo "setup: python3 has no jsonschema module; the driver's SARIF test will fail" >&2
 
 mkdir -p "$BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -2,6 +2,7 @@
 
 #include "Verify.h"
 #include "Series.h"
+#include "Toolchain.h"
 #include "VerifyConfig.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -606,10 +607,18 @@ static std::string besideExecutable(const char *Argv0, llvm::StringRef Rel) {
 
 int run(const char *Argv0) {
   Toolchain TC;
-  TC.ClangTidy = ClangTidyOpt.empty() ? std::string(LIBTORCH_TIDY_CLANG_TIDY_PATH) : ClangTidyOpt;
-  if (const char *Env = std::getenv("LIBTORCH_TIDY_CLANG_TIDY"); Env && ClangTidyOpt.empty())
-    TC.ClangTidy = Env;
-  TC.Plugin = besideExecutable(Argv0, "../" LIBTORCH_TIDY_LIBDIR "/LibTorchTidy.so");
+  auto Fail = [](const llvm::Twine &Msg) {
+    llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
+    return UsageError;
+  };
+  auto Tidy = libtorch_tidy::findClangTidy(ClangTidyOpt);
+  if (!Tidy)
+    return Fail(llvm::toString(Tidy.takeError()));
+  TC.ClangTidy = *Tidy;
+  auto Plugin = libtorch_tidy::findPlugin("");
+  if (!Plugin)
+    return Fail(llvm::toString(Plugin.takeError()));
+  TC.Plugin = *Plugin;
   TC.Instrument = besideExecutable(Argv0, "libtorch-tidy-instrument");
   TC.Cxx = LIBTORCH_TIDY_CXX;
   // Build tree first (runtime/include beside the sources), then the install tree.

@@ -1,0 +1,15 @@
+//===--- AnalyzeCommand.h - `libtorch-tidy [options] [PATH...]` -----------===//
+#ifndef LIBTORCH_TIDY_DRIVER_ANALYZECOMMAND_H
+#define LIBTORCH_TIDY_DRIVER_ANALYZECOMMAND_H
+
+namespace libtorch_tidy {
+
+/// Exit codes of every subcommand.
+enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitError = 2 };
+
+/// The default command: analyse a project. argv[0] is the program name.
+int runAnalyzeCommand(int Argc, const char **Argv);
+
+} // namespace libtorch_tidy
+
+#endif

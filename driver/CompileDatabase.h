@@ -1,0 +1,35 @@
+//===--- CompileDatabase.h - compile_commands.json, read once -------------===//
+#ifndef LIBTORCH_TIDY_DRIVER_COMPILEDATABASE_H
+#define LIBTORCH_TIDY_DRIVER_COMPILEDATABASE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace libtorch_tidy {
+
+/// One translation unit of the compile database.
+struct CompileCommand {
+  std::string File;                   // absolute, normalized
+  std::string Directory;              // absolute
+  std::vector<std::string> Arguments; // argv, the compiler first
+};
+
+struct CompileDatabase {
+  std::string Directory; // the directory holding compile_commands.json
+  std::string Path;      // .../compile_commands.json
+  /// One entry per file (the first when a file is compiled several times).
+  std::vector<CompileCommand> Commands;
+};
+
+/// Finds compile_commands.json: in BuildDir when given, else in the current
+/// directory, its build/ subdirectory, or a parent directory.
+llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir);
+
+/// Reads and validates the database; errors are one line.
+llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath);
+
+} // namespace libtorch_tidy
+
+#endif

@@ -1,0 +1,333 @@
+//===--- Reports.cpp ------------------------------------------------------===//
+#include "Reports.h"
+#include "Toolchain.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace libtorch_tidy {
+
+namespace json = llvm::json;
+
+std::optional<ReportFormat> parseReportFormat(llvm::StringRef Name) {
+  if (Name == "text")
+    return ReportFormat::Text;
+  if (Name == "json")
+    return ReportFormat::Json;
+  if (Name == "sarif")
+    return ReportFormat::Sarif;
+  if (Name == "github")
+    return ReportFormat::GitHub;
+  if (Name == "gitlab")
+    return ReportFormat::GitLab;
+  return std::nullopt;
+}
+
+CheckInfo checkInfo(llvm::StringRef Check, llvm::StringRef DocsDir) {
+  CheckInfo Info;
+  Info.Id = Check.str();
+  if (DocsDir.empty())
+    return Info;
+  llvm::SmallString<256> P(DocsDir);
+  llvm::sys::path::append(P, "checks", Check + ".md");
+  auto Buf = llvm::MemoryBuffer::getFile(P);
+  if (!Buf)
+    return Info;
+  Info.HelpMarkdown = (*Buf)->getBuffer().str();
+  // The first paragraph after the title, joined into one line.
+  llvm::StringRef Text = (*Buf)->getBuffer();
+  std::string Summary;
+  bool Started = false;
+  while (!Text.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Text) = Text.split('\n');
+    Line = Line.trim();
+    if (Line.starts_with("#"))
+      continue;
+    if (Line.empty()) {
+      if (Started)
+        break;
+      continue;
+    }
+    Started = true;
+    if (!Summary.empty())
+      Summary += ' ';
+    Summary += Line.str();
+  }
+  Info.Summary = Summary;
+  return Info;
+}
+
+static std::string path(const ReportContext &Ctx, llvm::StringRef File) {
+  return displayPath(File, Ctx.Root);
+}
+
+// ---- text: clang-style -------------------------------------------------------
+
+static void writeLocation(llvm::raw_ostream &OS, const ReportContext &Ctx, const Location &L) {
+  if (L.File.empty())
+    return;
+  OS << path(Ctx, L.File);
+  if (L.Line)
+    OS << ':' << L.Line << ':' << L.Column;
+  OS << ": ";
+}
+
+static void writeSnippet(llvm::raw_ostream &OS, const ReportContext &Ctx, const Location &L) {
+  if (!Ctx.Sources || !L.Line)
+    return;
+  llvm::StringRef Line = Ctx.Sources->lineText(L.File, L.Line);
+  if (Line.empty())
+    return;
+  OS << Line << '\n';
+  for (unsigned I = 1; I < L.Column && I <= Line.size(); ++I)
+    OS << (Line[I - 1] == '\t' ? '\t' : ' ');
+  OS << "^\n";
+}
+
+static void writeText(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                      llvm::raw_ostream &OS) {
+  for (const Finding &F : Findings) {
+    writeLocation(OS, Ctx, F.Loc);
+    OS << F.Level << ": " << F.Message << " [" << F.Check << "]\n";
+    writeSnippet(OS, Ctx, F.Loc);
+    for (const Note &N : F.Notes) {
+      writeLocation(OS, Ctx, N.Loc);
+      OS << "note: " << N.Message << '\n';
+      writeSnippet(OS, Ctx, N.Loc);
+    }
+  }
+}
+
+// ---- json: the driver's own, stable format -----------------------------------
+
+static json::Object locationJson(const ReportContext &Ctx, const Location &L) {
+  return json::Object{{"file", path(Ctx, L.File)}, {"line", L.Line}, {"column", L.Column}};
+}
+
+static void writeJson(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                      llvm::raw_ostream &OS) {
+  json::Array Items;
+  for (const Finding &F : Findings) {
+    json::Object Item = locationJson(Ctx, F.Loc);
+    Item["check"] = F.Check;
+    Item["severity"] = F.Level;
+    Item["message"] = F.Message;
+    Item["fingerprint"] = F.Fingerprint;
+    json::Array Notes;
+    for (const Note &N : F.Notes) {
+      json::Object O = locationJson(Ctx, N.Loc);
+      O["message"] = N.Message;
+      Notes.push_back(std::move(O));
+    }
+    Item["notes"] = std::move(Notes);
+    json::Array Fix;
+    for (const Replacement &R : F.Fix)
+      Fix.push_back(json::Object{{"file", path(Ctx, R.File)},
+                                 {"offset", R.Offset},
+                                 {"length", R.Length},
+                                 {"replacement", R.Text}});
+    Item["fix"] = std::move(Fix);
+    Items.push_back(std::move(Item));
+  }
+  json::Object Doc{{"version", 1}, {"tool", "libtorch-tidy"}, {"findings", std::move(Items)}};
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Doc))) << '\n';
+}
+
+// ---- SARIF 2.1.0 -------------------------------------------------------------
+
+static std::string uriEscape(llvm::StringRef Path) {
+  std::string Out;
+  for (unsigned char C : Path) {
+    if (llvm::isAlnum(C) || llvm::StringRef("/-._~").contains(C))
+      Out += C;
+    else
+      Out += llvm::formatv("%{0:X-2}", unsigned(C)).str();
+  }
+  return Out;
+}
+
+static json::Object artifactLocation(const ReportContext &Ctx, llvm::StringRef File) {
+  std::string P = path(Ctx, File);
+  if (llvm::sys::path::is_absolute(P))
+    return json::Object{{"uri", "file://" + uriEscape(P)}};
+  return json::Object{{"uri", uriEscape(P)}, {"uriBaseId", "SRCROOT"}};
+}
+
+/// SARIF columns count Unicode code points (the run's columnKind); clang's
+/// count bytes.
+static unsigned codePointColumn(const ReportContext &Ctx, const Location &L) {
+  if (!Ctx.Sources)
+    return L.Column;
+  llvm::StringRef Line = Ctx.Sources->lineText(L.File, L.Line);
+  unsigned Column = 1;
+  for (unsigned I = 0; I + 1 < L.Column && I < Line.size(); ++I)
+    if ((static_cast<unsigned char>(Line[I]) & 0xC0) != 0x80)
+      ++Column;
+  return Column;
+}
+
+static json::Object region(const ReportContext &Ctx, const Location &L) {
+  json::Object R;
+  if (L.Line) {
+    R["startLine"] = L.Line;
+    R["startColumn"] = codePointColumn(Ctx, L);
+  } else {
+    R["charOffset"] = L.Offset;
+  }
+  return R;
+}
+
+static void writeSarif(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                       llvm::raw_ostream &OS) {
+  // One rule per check: the documented ones, then any other with a finding.
+  std::vector<CheckInfo> Rules = Ctx.Checks;
+  llvm::StringMap<unsigned> RuleIndex;
+  for (unsigned I = 0; I < Rules.size(); ++I)
+    RuleIndex[Rules[I].Id] = I;
+  for (const Finding &F : Findings)
+    if (!RuleIndex.count(F.Check)) {
+      RuleIndex[F.Check] = Rules.size();
+      CheckInfo Info;
+      Info.Id = F.Check;
+      Rules.push_back(Info);
+    }
+  json::Array RulesJson;
+  for (const CheckInfo &Rule : Rules) {
+    json::Object R{{"id", Rule.Id}, {"name", Rule.Id}};
+    std::string Summary = Rule.Summary.empty() ? "clang-tidy check " + Rule.Id : Rule.Summary;
+    R["shortDescription"] = json::Object{{"text", Summary}};
+    if (!Rule.HelpMarkdown.empty())
+      R["help"] = json::Object{{"text", Summary}, {"markdown", Rule.HelpMarkdown}};
+    std::string Link = docsLink(Rule.Id);
+    if (!Link.empty())
+      R["helpUri"] = Link;
+    RulesJson.push_back(std::move(R));
+  }
+
+  json::Array Results;
+  for (const Finding &F : Findings) {
+    json::Object Result{{"ruleId", F.Check},
+                        {"ruleIndex", RuleIndex[F.Check]},
+                        {"level", F.Level == "error" ? "error" : F.Level == "note" ? "note" : "warning"},
+                        {"message", json::Object{{"text", F.Message}}}};
+    if (!F.Loc.File.empty())
+      Result["locations"] = json::Array{json::Object{
+          {"physicalLocation", json::Object{{"artifactLocation", artifactLocation(Ctx, F.Loc.File)},
+                                            {"region", region(Ctx, F.Loc)}}}}};
+    json::Array Related;
+    unsigned Id = 0;
+    for (const Note &N : F.Notes) {
+      json::Object Rel{{"id", Id++}, {"message", json::Object{{"text", N.Message}}}};
+      if (!N.Loc.File.empty())
+        Rel["physicalLocation"] = json::Object{{"artifactLocation", artifactLocation(Ctx, N.Loc.File)},
+                                               {"region", region(Ctx, N.Loc)}};
+      Related.push_back(std::move(Rel));
+    }
+    if (!Related.empty())
+      Result["relatedLocations"] = std::move(Related);
+    if (!F.Fingerprint.empty())
+      Result["partialFingerprints"] = json::Object{{"libtorchTidy/v1", F.Fingerprint}};
+    if (!F.Fix.empty()) {
+      // One artifactChange per file, its replacements as byte ranges.
+      std::map<std::string, json::Array> ByFile;
+      for (const Replacement &R : F.Fix) {
+        json::Object Deleted{{"byteOffset", R.Offset}, {"byteLength", R.Length}};
+        ByFile[R.File].push_back(json::Object{{"deletedRegion", std::move(Deleted)},
+                                              {"insertedContent", json::Object{{"text", R.Text}}}});
+      }
+      json::Array Changes;
+      for (auto &[File, Replacements] : ByFile)
+        Changes.push_back(json::Object{{"artifactLocation", artifactLocation(Ctx, File)},
+                                       {"replacements", std::move(Replacements)}});
+      Result["fixes"] = json::Array{json::Object{
+          {"description", json::Object{{"text", "fix-it of " + F.Check}}},
+          {"artifactChanges", std::move(Changes)}}};
+    }
+    Results.push_back(std::move(Result));
+  }
+
+  json::Object Driver{{"name", "libtorch-tidy"},
+                      {"version", toolVersion()},
+                      {"informationUri", "https://clang.llvm.org/extra/clang-tidy/"},
+                      {"rules", std::move(RulesJson)}};
+  std::string RootUri = "file://" + uriEscape(llvm::sys::path::convert_to_slash(Ctx.Root));
+  if (!llvm::StringRef(RootUri).ends_with("/"))
+    RootUri += '/';
+  json::Object Run{{"tool", json::Object{{"driver", std::move(Driver)}}},
+                   {"originalUriBaseIds", json::Object{{"SRCROOT", json::Object{{"uri", RootUri}}}}},
+                   {"columnKind", "unicodeCodePoints"},
+                   {"results", std::move(Results)}};
+  json::Object Doc{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                   {"version", "2.1.0"},
+                   {"runs", json::Array{std::move(Run)}}};
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Doc))) << '\n';
+}
+
+// ---- GitHub workflow commands ------------------------------------------------
+
+static std::string githubEscape(llvm::StringRef S, bool Property) {
+  std::string Out;
+  for (char C : S) {
+    switch (C) {
+    case '%': Out += "%25"; break;
+    case '\r': Out += "%0D"; break;
+    case '\n': Out += "%0A"; break;
+    case ':': Out += Property ? "%3A" : ":"; break;
+    case ',': Out += Property ? "%2C" : ","; break;
+    default: Out += C;
+    }
+  }
+  return Out;
+}
+
+static void writeGitHub(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                        llvm::raw_ostream &OS) {
+  for (const Finding &F : Findings) {
+    OS << "::" << (F.Level == "error" ? "error" : F.Level == "note" ? "notice" : "warning") << ' ';
+    if (!F.Loc.File.empty()) {
+      OS << "file=" << githubEscape(path(Ctx, F.Loc.File), true);
+      if (F.Loc.Line)
+        OS << ",line=" << F.Loc.Line << ",col=" << F.Loc.Column;
+      OS << ',';
+    }
+    OS << "title=" << githubEscape(F.Check, true) << "::" << githubEscape(F.Message, false) << '\n';
+  }
+}
+
+// ---- GitLab Code Quality -----------------------------------------------------
+
+static void writeGitLab(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                        llvm::raw_ostream &OS) {
+  json::Array Items;
+  for (const Finding &F : Findings) {
+    std::string Description = F.Message;
+    for (const Note &N : F.Notes)
+      Description += "\nnote: " + N.Message;
+    Items.push_back(json::Object{
+        {"description", Description},
+        {"check_name", F.Check},
+        {"fingerprint", F.Fingerprint},
+        {"severity", F.Level == "error" ? "critical" : F.Level == "note" ? "info" : "major"},
+        {"location", json::Object{{"path", path(Ctx, F.Loc.File)},
+                                  {"lines", json::Object{{"begin", std::max(1u, F.Loc.Line)}}}}}});
+  }
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Items))) << '\n';
+}
+
+void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                 llvm::raw_ostream &OS) {
+  switch (Format) {
+  case ReportFormat::Text: return writeText(Findings, Ctx, OS);
+  case ReportFormat::Json: return writeJson(Findings, Ctx, OS);
+  case ReportFormat::Sarif: return writeSarif(Findings, Ctx, OS);
+  case ReportFormat::GitHub: return writeGitHub(Findings, Ctx, OS);
+  case ReportFormat::GitLab: return writeGitLab(Findings, Ctx, OS);
+  }
+}
+
+} // namespace libtorch_tidy

@@ -1,0 +1,38 @@
+//===--- Reports.h - text, json, sarif, github, gitlab --------------------===//
+#ifndef LIBTORCH_TIDY_DRIVER_REPORTS_H
+#define LIBTORCH_TIDY_DRIVER_REPORTS_H
+
+#include "Findings.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace libtorch_tidy {
+
+enum class ReportFormat { Text, Json, Sarif, GitHub, GitLab };
+std::optional<ReportFormat> parseReportFormat(llvm::StringRef Name);
+
+/// A check's documentation: its id and the one-line summary of its page.
+struct CheckInfo {
+  std::string Id;
+  std::string Summary;
+  std::string HelpMarkdown; // the whole page; empty for checks without one
+};
+
+struct ReportContext {
+  std::string Root;                // paths in reports are relative to it
+  std::vector<CheckInfo> Checks;   // rules of the SARIF report
+  SourceCache *Sources = nullptr;  // source lines for the text report
+};
+
+void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                 llvm::raw_ostream &OS);
+
+/// The one-line summary of a check's doc page (its first paragraph), and the page.
+CheckInfo checkInfo(llvm::StringRef Check, llvm::StringRef DocsDir);
+
+} // namespace libtorch_tidy
+
+#endif

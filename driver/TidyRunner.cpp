@@ -1,0 +1,218 @@
+//===--- TidyRunner.cpp ---------------------------------------------------===//
+#include "TidyRunner.h"
+#include "Toolchain.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/YAMLTraits.h"
+#include <chrono>
+
+namespace {
+// The shape of clang-tidy's export (clang::tooling::TranslationUnitDiagnostics),
+// spelled here so that the driver needs LLVM Support only.
+struct YReplacement {
+  std::string FilePath;
+  unsigned Offset = 0;
+  unsigned Length = 0;
+  std::string ReplacementText;
+};
+struct YMessage {
+  std::string Message;
+  std::string FilePath;
+  unsigned FileOffset = 0;
+  std::vector<YReplacement> Replacements;
+};
+struct YDiagnostic {
+  std::string DiagnosticName;
+  YMessage DiagnosticMessage;
+  std::vector<YMessage> Notes;
+  std::string Level;
+  std::string BuildDirectory;
+};
+struct YTranslationUnit {
+  std::string MainSourceFile;
+  std::vector<YDiagnostic> Diagnostics;
+};
+} // namespace
+
+LLVM_YAML_IS_SEQUENCE_VECTOR(YReplacement)
+LLVM_YAML_IS_SEQUENCE_VECTOR(YMessage)
+LLVM_YAML_IS_SEQUENCE_VECTOR(YDiagnostic)
+
+namespace llvm::yaml {
+template <> struct MappingTraits<YReplacement> {
+  static void mapping(IO &Io, YReplacement &R) {
+    Io.mapOptional("FilePath", R.FilePath);
+    Io.mapOptional("Offset", R.Offset);
+    Io.mapOptional("Length", R.Length);
+    Io.mapOptional("ReplacementText", R.ReplacementText);
+  }
+};
+template <> struct MappingTraits<YMessage> {
+  static void mapping(IO &Io, YMessage &M) {
+    Io.mapOptional("Message", M.Message);
+    Io.mapOptional("FilePath", M.FilePath);
+    Io.mapOptional("FileOffset", M.FileOffset);
+    Io.mapOptional("Replacements", M.Replacements);
+  }
+};
+template <> struct MappingTraits<YDiagnostic> {
+  static void mapping(IO &Io, YDiagnostic &D) {
+    Io.mapOptional("DiagnosticName", D.DiagnosticName);
+    Io.mapOptional("DiagnosticMessage", D.DiagnosticMessage);
+    Io.mapOptional("Notes", D.Notes);
+    Io.mapOptional("Level", D.Level);
+    Io.mapOptional("BuildDirectory", D.BuildDirectory);
+  }
+};
+template <> struct MappingTraits<YTranslationUnit> {
+  static void mapping(IO &Io, YTranslationUnit &T) {
+    Io.mapOptional("MainSourceFile", T.MainSourceFile);
+    Io.mapOptional("Diagnostics", T.Diagnostics);
+  }
+};
+} // namespace llvm::yaml
+
+namespace libtorch_tidy {
+
+static std::string absoluteIn(llvm::StringRef Path, llvm::StringRef Dir) {
+  if (Path.empty())
+    return {};
+  llvm::SmallString<256> P(Path);
+  if (!llvm::sys::path::is_absolute(P)) {
+    P = Dir;
+    llvm::sys::path::append(P, Path);
+  }
+  llvm::sys::path::remove_dots(P, true);
+  return std::string(P);
+}
+
+llvm::Expected<std::vector<Finding>> parseExportedFixes(llvm::StringRef Yaml) {
+  YTranslationUnit TU;
+  // Unknown keys (Ranges, and whatever later versions add) are skipped quietly.
+  llvm::yaml::Input In(Yaml, nullptr, [](const llvm::SMDiagnostic &, void *) {});
+  In.setAllowUnknownKeys(true);
+  In >> TU;
+  if (In.error())
+    return llvm::createStringError(In.error(), "cannot read clang-tidy's exported diagnostics");
+  std::vector<Finding> Result;
+  for (const YDiagnostic &D : TU.Diagnostics) {
+    Finding F;
+    F.Check = D.DiagnosticName;
+    F.Level = llvm::StringRef(D.Level).lower();
+    if (F.Level != "error")
+      F.Level = F.Level == "remark" ? "note" : "warning";
+    F.Message = D.DiagnosticMessage.Message;
+    F.Loc.File = absoluteIn(D.DiagnosticMessage.FilePath, D.BuildDirectory);
+    F.Loc.Offset = D.DiagnosticMessage.FileOffset;
+    for (const YReplacement &R : D.DiagnosticMessage.Replacements)
+      F.Fix.push_back({absoluteIn(R.FilePath, D.BuildDirectory), R.Offset, R.Length, R.ReplacementText});
+    for (const YMessage &N : D.Notes) {
+      Note Out;
+      Out.Message = N.Message;
+      Out.Loc.File = absoluteIn(N.FilePath, D.BuildDirectory);
+      Out.Loc.Offset = N.FileOffset;
+      F.Notes.push_back(std::move(Out));
+    }
+    Result.push_back(std::move(F));
+  }
+  return Result;
+}
+
+std::string checksFor(const TidyOptions &Options, llvm::StringRef File) {
+  if (!Options.Checks.empty())
+    return Options.Checks;
+  if (!Options.ConfigFile.empty())
+    return {};
+  // The nearest .clang-tidy that sets Checks, walking up from the file.
+  for (llvm::StringRef Dir = llvm::sys::path::parent_path(File); !Dir.empty();
+       Dir = llvm::sys::path::parent_path(Dir)) {
+    llvm::SmallString<256> P(Dir);
+    llvm::sys::path::append(P, ".clang-tidy");
+    auto Buf = llvm::MemoryBuffer::getFile(P);
+    if (!Buf)
+      continue;
+    llvm::StringRef Text = (*Buf)->getBuffer();
+    while (!Text.empty()) {
+      llvm::StringRef Line;
+      std::tie(Line, Text) = Text.split('\n');
+      if (Line.starts_with("Checks:"))
+        return {};
+    }
+    if (Dir == llvm::sys::path::root_path(Dir))
+      break;
+  }
+  return "-*,torch-*";
+}
+
+TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File) {
+  auto Start = std::chrono::steady_clock::now();
+  TidyResult Result;
+  llvm::SmallString<128> Yaml;
+  if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-fixes", "yaml", Yaml)) {
+    Result.Failed = true;
+    Result.Error = "cannot create a temporary file: " + EC.message();
+    return Result;
+  }
+  llvm::sys::fs::remove(Yaml); // clang-tidy writes it only when it has diagnostics
+  std::vector<std::string> Args = {Options.ClangTidy, "--load=" + Options.Plugin,
+                                   "-p=" + Options.BuildDir, "--export-fixes=" + Yaml.str().str(),
+                                   "--quiet", "--use-color=false"};
+  std::string Checks = checksFor(Options, File);
+  if (!Checks.empty())
+    Args.push_back("--checks=" + Checks);
+  if (!Options.HeaderFilter.empty())
+    Args.push_back("--header-filter=" + Options.HeaderFilter);
+  if (!Options.ConfigFile.empty())
+    Args.push_back("--config-file=" + Options.ConfigFile);
+  for (const auto &A : Options.ExtraArgs)
+    Args.push_back("--extra-arg=" + A);
+  Args.push_back(File.str());
+  ProcessResult P = runProcess(Options.ClangTidy, Args);
+  Result.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+
+  if (auto Buf = llvm::MemoryBuffer::getFile(Yaml)) {
+    auto Parsed = parseExportedFixes((*Buf)->getBuffer());
+    if (Parsed)
+      Result.Findings = std::move(*Parsed);
+    else {
+      Result.Failed = true;
+      Result.Error = llvm::toString(Parsed.takeError());
+    }
+  }
+  llvm::sys::fs::remove(Yaml);
+  bool CompileError = false;
+  for (const Finding &F : Result.Findings)
+    CompileError |= F.isCompilerError();
+  if (!P.Error.empty()) {
+    Result.Failed = true;
+    Result.Error = P.Error;
+  } else if (P.ExitCode != 0 && !CompileError &&
+             llvm::StringRef(P.Output).contains("no checks enabled")) {
+    // The configuration enables no check for this file: nothing to report.
+  } else if (P.ExitCode != 0 && !CompileError) {
+    // No diagnostics explain the failure: report clang-tidy's first error line.
+    Result.Failed = true;
+    llvm::StringRef Out = P.Output, First;
+    while (!Out.empty()) {
+      llvm::StringRef Line;
+      std::tie(Line, Out) = Out.split('\n');
+      if (Line.contains("error")) {
+        First = Line.trim();
+        break;
+      }
+    }
+    Result.Error = First.empty() ? "clang-tidy exited with " + std::to_string(P.ExitCode)
+                                 : First.str();
+  } else if (CompileError) {
+    Result.Failed = true;
+    Result.Error = "does not compile";
+  }
+  return Result;
+}
+
+} // namespace libtorch_tidy

@@ -1,0 +1,48 @@
+//===--- TidyRunner.h - One clang-tidy run on one translation unit --------===//
+//
+// Runs `clang-tidy --load PLUGIN -p BUILD --export-fixes=TMP FILE` and reads
+// the exported YAML, which holds every diagnostic clang-tidy kept (after
+// NOLINT, header filters and the .clang-tidy configuration) with its fix-it.
+// clang-tidy itself never writes a source file: fixes are applied once, for
+// all translation units together, by Fixes.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LIBTORCH_TIDY_DRIVER_TIDYRUNNER_H
+#define LIBTORCH_TIDY_DRIVER_TIDYRUNNER_H
+
+#include "Findings.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace libtorch_tidy {
+
+struct TidyOptions {
+  std::string ClangTidy;
+  std::string Plugin;
+  std::string BuildDir;
+  std::string Checks;       // empty: see checksFor()
+  std::string HeaderFilter; // empty: clang-tidy's configuration decides
+  std::string ConfigFile;
+  std::vector<std::string> ExtraArgs;
+};
+
+/// The --checks value for File: the user's, or none when a .clang-tidy above
+/// File sets Checks (clang-tidy honours it), or "-*,torch-*".
+std::string checksFor(const TidyOptions &Options, llvm::StringRef File);
+
+struct TidyResult {
+  std::vector<Finding> Findings; // locations not yet resolved to lines
+  bool Failed = false;           // clang-tidy did not run to the end
+  std::string Error;             // one line: why
+  double Seconds = 0;
+};
+
+TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File);
+
+/// Parses clang-tidy's --export-fixes YAML.
+llvm::Expected<std::vector<Finding>> parseExportedFixes(llvm::StringRef Yaml);
+
+} // namespace libtorch_tidy
+
+#endif

@@ -1,0 +1,28 @@
+//===--- VerifyCommand.cpp - libtorch-tidy verify -------------------------===//
+
+#include "VerifyCommand.h"
+#include "Toolchain.h"
+#include "verify/Verify.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <vector>
+
+namespace libtorch_tidy {
+
+int runVerifyCommand(int Argc, const char **Argv) {
+  // Parse as "libtorch-tidy verify ARGS" so the options of the verify
+  // subcommand (and only those) apply.
+  std::string Self = selfPath();
+  std::vector<const char *> Args = {Self.c_str()};
+  Args.insert(Args.end(), Argv, Argv + Argc);
+  if (!llvm::cl::ParseCommandLineOptions(int(Args.size()), Args.data(),
+                                         "libtorch-tidy verify: prove the memory fix-its on a "
+                                         "program\n",
+                                         &llvm::errs()))
+    return verify::UsageError;
+  return verify::run(Self.c_str());
+}
+
+} // namespace libtorch_tidy

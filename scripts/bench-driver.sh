@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Times libtorch-tidy against run-clang-tidy with the plugin on a generated tree
+# where half the translation units use LibTorch (real <torch/torch.h>) and half
+# do not (a data pipeline, config parsing, GoogleTest unit tests).
+#   N=4 JOBS=2 bash scripts/bench-driver.sh      (after the build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+N=${N:-4}
+JOBS=${JOBS:-2}
+V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
+ROOT=$(pwd)/$BUILD_DIR/bench-driver
+rm -rf "$ROOT" && mkdir -p "$ROOT/src"
+
+for i in $(seq 1 "$N"); do
+  # LibTorch half: the bundled training program, a distinct file each.
+  sed "s/evaluate(/evaluate_$i(/g" examples/eval_without_no_grad.cpp > "$ROOT/src/model_$i.cpp"
+  # The other half: what a LibTorch project also holds.
+  if (( i % 2 )); then
+    cat > "$ROOT/src/data_$i.cpp" <<CPP
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+// CSV reading and shuffling for the data loader (no LibTorch).
+std::vector<std::vector<float>> read_csv_$i(const std::filesystem::path &p) {
+  std::ifstream in(p);
+  std::vector<std::vector<float>> rows;
+  std::string line;
+  std::regex sep(",");
+  while (std::getline(in, line)) {
+    std::vector<float> row;
+    for (std::sregex_token_iterator it(line.begin(), line.end(), sep, -1), end; it != end; ++it)
+      row.push_back(std::stof(*it));
+    rows.push_back(std::move(row));
+  }
+  std::shuffle(rows.begin(), rows.end(), std::mt19937(42));
+  return rows;
+}
+std::map<std::string, std::string> parse_config_$i(std::istream &in) {
+  std::map<std::string, std::string> kv;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+CPP
+  else
+    cat > "$ROOT/src/data_test_$i.cpp" <<CPP
+#include <gtest/gtest.h>
+#include <map>
+#include <sstream>
+#include <string>
+// Unit tests of the config parser (no LibTorch).
+static std::map<std::string, std::string> parse(std::istream &in) {
+  std::map<std::string, std::string> kv;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+TEST(Config$i, ParsesPairs) {
+  std::istringstream in("lr=0.1\nepochs=3\n");
+  auto kv = parse(in);
+  EXPECT_EQ(kv["lr"], "0.1");
+  EXPECT_EQ(kv.size(), 2u);
+}
+CPP
+  fi
+done
+
+TORCH_FLAGS=$(sed -n 's/^config.torch_cxxflags = "\(.*\)"$/\1/p' "$BUILD_DIR/test/driver/lit.site.cfg.py")
+python3 - "$ROOT" "$TORCH_FLAGS" <<'PY'
+import json, os, shlex, sys
+root, flags = sys.argv[1], shlex.split(sys.argv[2])
+entries = [{"directory": root, "file": os.path.join(root, "src", f),
+            "arguments": ["c++", "-std=c++17", *flags, "-c", os.path.join("src", f)]}
+           for f in sorted(os.listdir(os.path.join(root, "src")))]
+json.dump(entries, open(os.path.join(root, "compile_commands.json"), "w"), indent=1)
+PY
+
+cd "$ROOT"
+echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS"
+# Wall time, and the CPU time of all child processes (steadier on a shared machine).
+python3 - "$V" "$JOBS" <<'PY'
+import resource, subprocess, sys, time
+v, jobs = sys.argv[1:3]
+runs = [("run-clang-tidy-%s -load" % v,
+         ["run-clang-tidy-" + v, "-load", "../lib/LibTorchTidy.so", "-p", ".", "-j", jobs, "-quiet",
+          "-checks=-*,torch-*"]),
+        ("libtorch-tidy", ["../bin/libtorch-tidy", "-p", ".", "-j", jobs, "--quiet"])]
+result = {}
+for name, cmd in runs:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    result[name] = (wall, cpu)
+    print("%-26s wall %6.1f s   cpu %6.1f s" % (name + ":", wall, cpu))
+(a_wall, a_cpu), (b_wall, b_cpu) = result.values()
+print("speed-up:                  wall %5.2fx   cpu %5.2fx" % (a_wall / b_wall, a_cpu / b_cpu))
+PY

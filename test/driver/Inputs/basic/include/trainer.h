@@ -1,0 +1,3 @@
+// Includes LibTorch only through another project header.
+#pragma once
+#include "model.h"

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Checks a libtorch-tidy report file against its format's requirements.
+
+  check_report.py sarif|gitlab|json FILE
+
+sarif:  valid against the OASIS SARIF 2.1.0 JSON schema (Inputs/sarif-schema-2.1.0.json,
+        the errata01 schema as published by OASIS), one run, one rule per check with help
+        text and a link, results pointing at their rule, with locations and fixes.
+gitlab: a GitLab Code Quality report (an array of issues with description, check_name,
+        fingerprint, severity, location.path and location.lines.begin).
+json:   the driver's own format.
+Prints one line per finding: "<check> <file>:<line>" so FileCheck can look at them.
+"""
+import json
+import os
+import sys
+
+
+def fail(msg):
+    sys.exit("check_report: " + msg)
+
+
+def check_sarif(doc):
+    import jsonschema  # pip install jsonschema
+
+    with open(os.path.join(os.path.dirname(__file__), "sarif-schema-2.1.0.json")) as f:
+        schema = json.load(f)
+    checker = getattr(jsonschema.Draft4Validator, "FORMAT_CHECKER", None) or jsonschema.draft4_format_checker
+    validator = jsonschema.Draft4Validator(schema, format_checker=checker)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    if errors:
+        fail("not valid SARIF 2.1.0: %s at %s" % (errors[0].message, "/".join(map(str, errors[0].path))))
+    if doc.get("version") != "2.1.0" or len(doc["runs"]) != 1:
+        fail("want version 2.1.0 and exactly one run")
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    if len(ids) != len(set(ids)):
+        fail("a check has several rules")
+    for r in rules:
+        if r["id"].startswith("torch-"):
+            if not r.get("helpUri") or not r.get("help", {}).get("text") or not r["shortDescription"]["text"]:
+                fail("rule %s lacks help text or its doc link" % r["id"])
+    if "SRCROOT" not in run.get("originalUriBaseIds", {}):
+        fail("no SRCROOT base")
+    for res in run["results"]:
+        if rules[res["ruleIndex"]]["id"] != res["ruleId"]:
+            fail("ruleIndex does not point at the result's rule")
+        loc = res["locations"][0]["physicalLocation"]
+        uri = loc["artifactLocation"]["uri"]
+        if os.path.isabs(uri) or loc["artifactLocation"].get("uriBaseId") != "SRCROOT":
+            fail("result location %s is not relative to SRCROOT" % uri)
+        print("%s %s:%d fixes=%d related=%d" % (res["ruleId"], uri, loc["region"]["startLine"],
+                                                len(res.get("fixes", [])), len(res.get("relatedLocations", []))))
+
+
+def check_gitlab(doc):
+    if not isinstance(doc, list):
+        fail("a Code Quality report is an array")
+    seen = set()
+    for issue in doc:
+        for key in ("description", "check_name", "fingerprint", "severity", "location"):
+            if key not in issue:
+                fail("issue lacks %s" % key)
+        if issue["severity"] not in ("info", "minor", "major", "critical", "blocker"):
+            fail("bad severity " + issue["severity"])
+        if issue["fingerprint"] in seen:
+            fail("duplicate fingerprint")
+        seen.add(issue["fingerprint"])
+        loc = issue["location"]
+        if os.path.isabs(loc["path"]) or not isinstance(loc["lines"]["begin"], int):
+            fail("bad location %r" % loc)
+        print("%s %s:%d" % (issue["check_name"], loc["path"], loc["lines"]["begin"]))
+
+
+def check_json(doc):
+    for f in doc["findings"]:
+        for key in ("check", "severity", "message", "file", "line", "column", "notes", "fix", "fingerprint"):
+            if key not in f:
+                fail("finding lacks " + key)
+        print("%s %s:%d fix=%d notes=%d" % (f["check"], f["file"], f["line"], len(f["fix"]), len(f["notes"])))
+
+
+kind, path = sys.argv[1:3]
+with open(path) as f:
+    document = json.load(f)
+{"sarif": check_sarif, "gitlab": check_gitlab, "json": check_json}[kind](document)

@@ -21,3 +21,17 @@ for f in examples/*.cpp; do
   "$TIDY" --load "$PLUGIN" -p "$BUILD_DIR" --checks='-*,torch-*' --quiet --fix "$copy" >/dev/null 2>&1 || true
   diff -u --label "a/$f" --label "b/$f" "$f" "$copy" || true
 done
+
+echo "== memory before/after the fixes (runtime companion: 50 iterations of each example's loop, CPU)"
+# Each example and its fixed copy (examples/fixed/: the fix-its shown above,
+# checked against clang-tidy --fix by the proof tests), built with the runtime.
+cmake --build "$BUILD_DIR" -j2 --target example_fixed_all >/dev/null
+pairs=()
+for f in examples/fixed/*.cpp; do
+  n=$(basename "$f" .cpp)
+  pairs+=(--pair "$n:$BUILD_DIR/examples/example_$n:$BUILD_DIR/examples/fixed/example_$n:none")
+done
+mkdir -p "$BUILD_DIR/demo/memory"
+CUDA_VISIBLE_DEVICES= python3 test/e2e/prove_fix.py --workdir "$BUILD_DIR/demo/memory" "${pairs[@]}"
+echo "(bytes/it: growth per iteration, Theil-Sen; nodes/it: autograd history growth; held: memory held between"
+echo " iterations; see docs/runtime.md)"

@@ -123,6 +123,8 @@ def row(name, before, after):
         "history_per_iteration_after": slope(after, "history_nodes"),
         "held_bytes_before": before[held_key],
         "held_bytes_after": after[held_key],
+        "peak_bytes_before": before["cuda_peak_bytes" if cuda else "peak_bytes"],
+        "peak_bytes_after": after["cuda_peak_bytes" if cuda else "peak_bytes"],
         "verdict_before": before["verdict"],
         "verdict_after": after["verdict"],
         "outcome": outcome(before, after),
@@ -208,6 +210,7 @@ def main():
     ok = True
     for name, before_bin, after_bin, expect in pairs:
         workdir = args.workdir or os.path.dirname(os.path.abspath(before_bin))
+        os.makedirs(workdir, exist_ok=True)
         before = measure(before_bin, os.path.join(workdir, name + ".before.json"), args.iterations, args.timeout)
         after = measure(after_bin, os.path.join(workdir, name + ".after.json"), args.iterations, args.timeout)
         r = row(name, before["analysis"], after["analysis"])

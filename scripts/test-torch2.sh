@@ -16,6 +16,33 @@ BUILD_DIR=${BUILD_DIR:-build-torch2}
 JOBS=${JOBS:-2}
 TORCH_SPEC=${TORCH_SPEC:-torch}
 PIP=(python3 -m pip)
+if ! "${PIP[@]}" --version >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+  else
+    echo "test-torch2: needs pip (python3 -m pip) to download the torch wheel" >&2
+    exit 2
+  fi
+fi
+# unzip MEMBER-PREFIXES of a wheel into a directory (python3, no unzip needed);
+# with --flat, file names only.
+extract() {
+  python3 - "$@" <<'PY'
+import os, sys, zipfile
+flat = sys.argv[1] == "--flat"
+args = sys.argv[2:] if flat else sys.argv[1:]
+whl, dest, prefixes = args[0], args[1], args[2:]
+with zipfile.ZipFile(whl) as z:
+    for name in z.namelist():
+        base = os.path.basename(name)
+        if flat:
+            if any(base.startswith(p) for p in prefixes):
+                with open(os.path.join(dest, base), "wb") as f:
+                    f.write(z.read(name))
+        elif any(name.startswith(p) for p in prefixes):
+            z.extract(name, dest)
+PY
+}
 start=$SECONDS
 mkdir -p "$WHL_DIR" "$BUILD_DIR/obj"
 
@@ -27,7 +54,7 @@ if [ -z "$whl" ]; then
 fi
 root="$WHL_DIR/$(basename "$whl" .whl)"
 if [ ! -d "$root/torch/lib" ]; then
-  unzip -q -o "$whl" 'torch/include/*' 'torch/lib/*' 'torch/version.py' -d "$root"
+  extract "$whl" "$root" torch/include/ torch/lib/ torch/version.py
 fi
 TORCH="$root/torch"
 version=$(sed -n "s/^__version__ = '\(.*\)'/\1/p" "$TORCH/version.py")
@@ -46,16 +73,17 @@ if [ -z "$cudalibs" ]; then
     mkdir -p "$WHL_DIR/cuda-whl" "$cudalibs"
     "${PIP[@]}" download --quiet --no-deps -d "$WHL_DIR/cuda-whl" "nvidia-cuda-runtime==13.*" "nvidia-cuda-cupti==13.*"
     for w in "$WHL_DIR"/cuda-whl/*.whl; do
-      unzip -q -o -j "$w" '*/libcudart.so*' '*/libcupti.so*' -d "$cudalibs" 2>/dev/null || true
+      extract --flat "$w" "$cudalibs" libcudart.so libcupti.so
     done
   fi
 fi
 
 # The wheel's C++ ABI: new (1) when libc10 exports std::__cxx11 symbols.
 abi=0
-if nm -D --defined-only "$TORCH/lib/libc10.so" | grep -q '__cxx11'; then abi=1; fi
+if nm -D --defined-only "$TORCH/lib/libc10.so" | grep '__cxx11' >/dev/null; then abi=1; fi  # no grep -q: SIGPIPE under pipefail
 CXX=${CXX:-c++}
-CXXFLAGS=(-std=c++17 -O2 -fPIC -D_GLIBCXX_USE_CXX11_ABI="$abi"
+# Recent LibTorch 2.x headers need C++20 (operator<=>, std::bit_width); older ones accept it.
+CXXFLAGS=(-std=c++20 -O2 -fPIC -D_GLIBCXX_USE_CXX11_ABI="$abi"
           -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include" -Iruntime/include)
 LIBS=(-L"$TORCH/lib" -Wl,-rpath,"$TORCH/lib" -L"$cudalibs" -Wl,-rpath,"$cudalibs"
       -Wl,--no-as-needed -ltorch_cpu -lc10 -Wl,--as-needed -lpthread)

@@ -68,6 +68,25 @@ void BM_TrainStepProbeWithHistory(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainStepProbeWithHistory)->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 
+// The pieces: one small tensor allocated and freed, without and with the
+// counting allocator; one probe sample alone.
+void BM_AllocFree(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(torch::empty({16}));
+}
+BENCHMARK(BM_AllocFree)->Unit(benchmark::kNanosecond);
+
+void BM_AllocFreeCounting(benchmark::State& state) {
+  libtorch_tidy::ScopedCountingAllocator counting;
+  for (auto _ : state) benchmark::DoNotOptimize(torch::empty({16}));
+}
+BENCHMARK(BM_AllocFreeCounting)->Unit(benchmark::kNanosecond);
+
+void BM_ProbeSampleAlone(benchmark::State& state) {
+  libtorch_tidy::ScopedCountingAllocator counting;
+  for (auto _ : state) libtorch_tidy::detail::probeSample("alone", 1, nullptr);
+}
+BENCHMARK(BM_ProbeSampleAlone)->Unit(benchmark::kNanosecond)->Iterations(200000);
+
 void BM_CudaStatsRead(benchmark::State& state) {
   if (!libtorch_tidy::cudaStatsCompiled() || !torch::cuda::is_available()) {
     state.SkipWithError("no CUDA (runtime without CUDA support or no GPU)");

@@ -20,6 +20,8 @@ torch_cmake=$("$PY" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 torch_root=$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 "$PY" -c 'import torch; print("gpu-check: torch", torch.__version__, "CUDA", torch.version.cuda, "on", torch.cuda.get_device_name(0))'
 
+command -v nvcc >/dev/null || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] \
+  || { echo "gpu-check: the torch wheel's CMake config needs a CUDA toolkit (nvcc); set CUDA_HOME" >&2; exit 2; }
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 # CMAKE_PREFIX_PATH first, so that this LibTorch's libraries win over a system LibTorch.
@@ -32,6 +34,8 @@ grep -q "CUDA statistics ON" "$BUILD_DIR.configure.log" \
 cmake --build "$BUILD_DIR" -j"$JOBS"
 cmake --build "$BUILD_DIR" -j"$JOBS" --target example_fixed_all
 
+echo "== CUDA check of the runtime"
+"$BUILD_DIR/bin/runtime_cuda_check"
 echo "== runtime tests (CUDA cases run on this GPU)"
 if [ -x "$BUILD_DIR/bin/runtime_tests" ]; then
   "$BUILD_DIR/bin/runtime_tests" --gtest_brief=1

@@ -151,7 +151,39 @@ def expectation_holds(expect, r):
             and drop >= max(HELD_MIN_DROP, 0.25 * r["held_bytes_before"]))
 
 
+def self_test():
+    """The outcome and expectation rules on synthetic analyses (mirrors series.cpp's compare())."""
+    def analysis(verdict, cpu=0.0, hist=None, held=0):
+        a = {"verdict": verdict, "cpu_bytes": {"slope_per_iteration": cpu, "growing": cpu >= BYTES_THRESHOLD},
+             "cuda_bytes": None, "held_bytes": held, "peak_bytes": held, "cuda_held_bytes": 0,
+             "cuda_peak_bytes": 0, "history_nodes": None}
+        if hist is not None:
+            a["history_nodes"] = {"slope_per_iteration": hist, "growing": hist >= HISTORY_THRESHOLD}
+        return a
+    grow, flat = analysis("growing", 4096), analysis("flat")
+    cases = [
+        (grow, flat, "fixed"),
+        (grow, grow, "not fixed"),
+        (flat, grow, "regressed"),
+        (grow, analysis("growing", 16384), "regressed"),
+        (flat, flat, "no growth observed"),
+        (analysis("growing", 0, 7), analysis("growing", 0, 7), "not fixed"),  # an incomplete fix
+        (analysis("growing", 0, 7), analysis("flat", 0, 0), "fixed"),
+    ]
+    for before, after, want in cases:
+        got = outcome(before, after)
+        assert got == want, (before, after, got, want)
+    assert expectation_holds("growth", row("x", grow, flat))
+    assert not expectation_holds("growth", row("x", grow, grow))
+    assert expectation_holds("held", row("x", analysis("flat", held=1 << 20), analysis("flat", held=512 << 10)))
+    assert not expectation_holds("held", row("x", analysis("flat", held=1 << 20), analysis("flat", held=1000 << 10)))
+    print("prove_fix self-test: ok")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--original")
     p.add_argument("--fixed", help="a fixed copy to use instead of clang-tidy --fix")

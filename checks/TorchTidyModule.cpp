@@ -4,7 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DataloaderDefaultsCheck.h"
+#include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
+#include "GradModeNotRestoredCheck.h"
+#include "ModuleToDeviceInLoopCheck.h"
+#include "UnneededRetainGraphCheck.h"
 
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -14,7 +19,12 @@ namespace clang::tidy::torch_check {
 class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
+    Factories.registerCheck<EmptyCacheInLoopCheck>("torch-empty-cache-in-loop");
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
+    Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
+    Factories.registerCheck<UnneededRetainGraphCheck>("torch-unneeded-retain-graph");
   }
 };
 

@@ -276,6 +276,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     const Stmt *Scope = Loop ? Loop : CodeBody;
     llvm::SmallPtrSet<const VarDecl *, 16> Seen;
+    llvm::SmallPtrSet<const VarDecl *, 16> Tensors; // the tensors the root comes from
     llvm::SmallVector<const Expr *, 16> Work{Shape.Root};
     bool Outside = false;
     while (!Work.empty() && !Outside) {
@@ -292,6 +293,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
           continue;
         if (!isTensorish(VD->getType()) && !F.RangeOf.count(VD))
           continue;
+        Tensors.insert(VD);
         const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
         if (Local && Within(VD->getLocation(), Scope)) {
           if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
@@ -327,14 +329,14 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     // backward pass of its own.
     bool HandedOn = false;
     for (const CallExpr *User : F.UserCalls) {
-      if (!(Before(Call, User) || (Loop && isDescendant(User, Loop, PM))) || User == Call)
+      if (User == Call || !Before(Call, User))
         continue;
       ClosureWalker Args;
       for (const Expr *Arg : User->arguments())
         Args.TraverseStmt(const_cast<Expr *>(Arg));
       if (const auto *MC = dyn_cast<CXXMemberCallExpr>(User))
         Args.TraverseStmt(MC->getImplicitObjectArgument());
-      if (llvm::any_of(Args.Vars, [&](const VarDecl *V) { return Seen.contains(V); })) {
+      if (llvm::any_of(Args.Vars, [&](const VarDecl *V) { return Tensors.contains(V); })) {
         HandedOn = true;
         break;
       }

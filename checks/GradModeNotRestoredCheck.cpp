@@ -98,13 +98,12 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls
 /// What the paths from a set_enabled(false) call show.
 struct PathFacts {
   llvm::SmallVector<const CFGBlock *, 2> Escapes; ///< blocks that leave still disabled
-  const CallExpr *FirstThrowing = nullptr;        ///< a call that may throw before the restore
+  llvm::SmallVector<const CallExpr *, 8> Throwing; ///< calls that may throw before the restore
   const CallExpr *Restore = nullptr;              ///< a restoring call reached
   bool DidWork = false;                           ///< some call runs while disabled
 };
 
-PathFacts followPaths(const CFG &Graph, const CallExpr *Disable, const ASTContext &Ctx,
-                      const SourceManager &SM) {
+PathFacts followPaths(const CFG &Graph, const CallExpr *Disable, const ASTContext &Ctx) {
   PathFacts Facts;
   const CFGBlock *Start = nullptr;
   unsigned StartIndex = 0;
@@ -140,11 +139,8 @@ PathFacts followPaths(const CFG &Graph, const CallExpr *Disable, const ASTContex
       if (classifySetGradEnabled(Call, Ctx) != SetGradEnabled::NotACall)
         continue;
       Facts.DidWork = true;
-      if (mayThrow(Call) &&
-          (!Facts.FirstThrowing ||
-           SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
-                                        SM.getExpansionLoc(Facts.FirstThrowing->getBeginLoc()))))
-        Facts.FirstThrowing = Call;
+      if (mayThrow(Call))
+        Facts.Throwing.push_back(Call);
     }
     if (Restored)
       continue;
@@ -178,14 +174,25 @@ bool restoredByHandler(const Stmt *S, const Stmt *CodeBody, const ParentMap &PM,
   return false;
 }
 
+bool parseBool(llvm::StringRef Text, bool Default) {
+  Text = Text.trim();
+  if (Text.equals_insensitive("true") || Text == "1")
+    return true;
+  if (Text.equals_insensitive("false") || Text == "0")
+    return false;
+  return Default;
+}
+
 } // namespace
 
 GradModeNotRestoredCheck::GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      CheckExceptionSafety(Options.get("CheckExceptionSafety", true)) {}
+      CheckExceptionSafety(parseBool(Options.get("CheckExceptionSafety", "true"), true)) {}
 
 void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety);
+  // Stored as text: the plugin cannot use clang-tidy's bool option helpers,
+  // which the clang-tidy executable does not export.
+  Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
 }
 
 void GradModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
@@ -232,18 +239,28 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     const CFG *Graph = GraphFor(CodeBody);
     if (!Graph)
       continue;
-    PathFacts Paths = followPaths(*Graph, Disable, Ctx, SM);
+    PathFacts Paths = followPaths(*Graph, Disable, Ctx);
+    // The first call that may throw and whose exception no handler around it
+    // answers by switching autograd back on.
+    const CallExpr *FirstThrowing = nullptr;
+    for (const CallExpr *Call : Paths.Throwing)
+      if (!restoredByHandler(Call, CodeBody, PM, Ctx) &&
+          (!FirstThrowing ||
+           SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
+                                        SM.getExpansionLoc(FirstThrowing->getBeginLoc()))))
+        FirstThrowing = Call;
     const bool InLambda = CodeBody != Body;
     const bool AnyRestore = llvm::any_of(Collector.Restores, [&](const CallExpr *R) {
       return enclosingCodeBody(R, PM, Body) == CodeBody;
     });
 
     const bool Escapes = !Paths.Escapes.empty() && (AnyRestore || Paths.DidWork);
-    const bool Unsafe = !Escapes && CheckExceptionSafety && Paths.Restore &&
-                        Paths.FirstThrowing && !restoredByHandler(Disable, CodeBody, PM, Ctx);
+    const bool Unsafe = !Escapes && CheckExceptionSafety && Paths.Restore && FirstThrowing;
     if (!Escapes && !Unsafe)
       continue;
 
+    enum { Fixed, NoPair, UsedAfter, NotPossible } FixState = NotPossible;
+    const Stmt *RestoreStmt = nullptr;
     {
       auto D = Escapes
                    ? diag(Disable->getBeginLoc(),
@@ -259,7 +276,6 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       // The fix-it: the pair is in one block.
       const Stmt *DisableStmt = asBlockStatement(Disable, PM);
       const auto *Block = DisableStmt ? dyn_cast<CompoundStmt>(PM.getParent(DisableStmt)) : nullptr;
-      const Stmt *RestoreStmt = nullptr;
       llvm::SmallVector<const Stmt *, 8> Between, After;
       if (Block) {
         bool Seen = false;
@@ -291,9 +307,13 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         if (const auto *DS = dyn_cast<DeclStmt>(S))
           for (const Decl *Dcl : DS->decls())
             DeclaredBetween.insert(Dcl);
+      if (!Fixable)
+        FixState = NoPair;
       if (Fixable && !After.empty() &&
-          llvm::any_of(After, [&](const Stmt *S) { return refersToAny(S, DeclaredBetween); }))
+          llvm::any_of(After, [&](const Stmt *S) { return refersToAny(S, DeclaredBetween); })) {
         Fixable = false;
+        FixState = UsedAfter;
+      }
       SourceLocation DisableEnd = locationAfterSemicolon(DisableStmt ? DisableStmt : Disable, SM,
                                                          getLangOpts());
       SourceLocation RestoreEnd =
@@ -304,16 +324,20 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         std::string Guard = names::NoGradGuardSpelling.str() + " " + GuardName;
         if (After.empty()) {
           CharSourceRange Removal = statementRemovalRange(RestoreStmt, SM, getLangOpts());
-          if (DisableRange.isValid() && Removal.isValid())
+          if (DisableRange.isValid() && Removal.isValid()) {
             D << FixItHint::CreateReplacement(DisableRange, Guard)
               << FixItHint::CreateRemoval(Removal);
+            FixState = Fixed;
+          }
         } else {
           std::string Indent = indentationAt(Disable->getBeginLoc(), SM);
           CharSourceRange RestoreRange =
               CharSourceRange::getCharRange(RestoreStmt->getBeginLoc(), RestoreEnd);
-          if (DisableRange.isValid())
+          if (DisableRange.isValid()) {
             D << FixItHint::CreateReplacement(DisableRange, "{\n" + Indent + "  " + Guard)
               << FixItHint::CreateReplacement(RestoreRange, "}");
+            FixState = Fixed;
+          }
         }
       }
     }
@@ -336,10 +360,22 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
         diag(CS->getRBracLoc(), "autograd is still off at the end", DiagnosticIDs::Note);
     } else {
-      diag(Paths.FirstThrowing->getBeginLoc(),
+      diag(FirstThrowing->getBeginLoc(),
            "this call may throw before autograd is switched back on", DiagnosticIDs::Note);
       diag(Paths.Restore->getBeginLoc(), "switched back on here", DiagnosticIDs::Note);
     }
+    if (FixState == NoPair)
+      diag(Disable->getBeginLoc(),
+           "no fix-it: autograd is not switched back on later in the same block; hold a "
+           "'%0' for the scope that needs autograd off",
+           DiagnosticIDs::Note)
+          << names::NoGradGuardSpelling;
+    else if (FixState == UsedAfter)
+      diag(RestoreStmt->getBeginLoc(),
+           "no fix-it: variables declared while autograd is off are used after it is switched "
+           "back on; hold a '%0' for the scope that needs autograd off",
+           DiagnosticIDs::Note)
+          << names::NoGradGuardSpelling;
   }
 }
 

@@ -136,13 +136,17 @@ CharSourceRange statementRemovalRange(const Stmt *S, const SourceManager &SM,
     ++LineEnd;
   bool StartsLine = LineStart == 0 || Buffer[LineStart - 1] == '\n';
   bool EndsLine = LineEnd == Buffer.size() || Buffer[LineEnd] == '\n' || Buffer[LineEnd] == '\r';
-  if (StartsLine && EndsLine) {
-    if (LineEnd < Buffer.size() && Buffer[LineEnd] == '\r')
-      ++LineEnd;
-    if (LineEnd < Buffer.size() && Buffer[LineEnd] == '\n')
-      ++LineEnd;
+  if (StartsLine && EndsLine && LineStart > 0) {
+    // Remove from the end of the previous line (its trailing blanks and the
+    // newline) to the end of the statement's line, not including its newline:
+    // clang's edit merging widens a removal that has blanks on both sides.
+    size_t Start = LineStart - 1; // the '\n' that ends the previous line
+    if (Start > 0 && Buffer[Start - 1] == '\r')
+      --Start;
+    while (Start > 0 && (Buffer[Start - 1] == ' ' || Buffer[Start - 1] == '\t'))
+      --Start;
     SourceLocation FileStart = SM.getLocForStartOfFile(FID);
-    return CharSourceRange::getCharRange(FileStart.getLocWithOffset(LineStart),
+    return CharSourceRange::getCharRange(FileStart.getLocWithOffset(Start),
                                          FileStart.getLocWithOffset(LineEnd));
   }
   return CharSourceRange::getCharRange(Begin, AfterSemi);

@@ -63,8 +63,7 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     CharSourceRange Removal =
         Statement ? statementRemovalRange(Statement, SM, getLangOpts()) : CharSourceRange();
     if (Removal.isValid())
-      diag(Loc, "remove the call; to measure memory use the allocator's statistics, not "
-                "'emptyCache'",
+      diag(Loc, "remove the call: the allocator hands its cached blocks to the next iteration",
            DiagnosticIDs::Note)
           << FixItHint::CreateRemoval(Removal);
   }

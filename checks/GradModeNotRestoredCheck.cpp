@@ -95,6 +95,16 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls
   return false;
 }
 
+bool endsInNoReturnCall(const CFGBlock &B) {
+  for (auto It = B.rbegin(); It != B.rend(); ++It)
+    if (auto S = It->getAs<CFGStmt>()) {
+      const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+      const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+      return FD && FD->isNoReturn();
+    }
+  return false;
+}
+
 /// What the paths from a set_enabled(false) call show.
 struct PathFacts {
   llvm::SmallVector<const CFGBlock *, 2> Escapes; ///< blocks that leave still disabled
@@ -148,7 +158,10 @@ PathFacts followPaths(const CFG &Graph, const CallExpr *Disable, const ASTContex
       if (!Succ)
         continue;
       if (Succ == &Graph.getExit()) {
-        Facts.Escapes.push_back(B);
+        // A call that never returns (std::exit, abort) ends the program, not
+        // the function; one that throws counts as a call that may throw.
+        if (!endsInNoReturnCall(*B))
+          Facts.Escapes.push_back(B);
         continue;
       }
       if (Visited.insert(Succ).second)

@@ -371,8 +371,14 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     CharSourceRange R;
     if (!isa<CXXDefaultArgExpr>(GradArg) && !isEmptyValue(GradArg))
       R = FileRange(EndOf(GradArg), EndOf(RetainArg));
-    else if (Shape.Grad == 0)
-      R = FileRange(GradArg->getBeginLoc(), EndOf(RetainArg));
+    else if (Shape.Grad == 0) {
+      // Everything between the parentheses of t.backward(...), comments too.
+      SourceLocation AfterParen;
+      if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+        AfterParen = Lexer::findLocationAfterToken(ME->getMemberLoc(), tok::l_paren, SM,
+                                                   getLangOpts(), false);
+      R = FileRange(AfterParen.isValid() ? AfterParen : GradArg->getBeginLoc(), EndOf(RetainArg));
+    }
     else
       R = FileRange(EndOf(Call->getArg(Shape.Grad - 1)), EndOf(RetainArg));
     if (R.isValid())

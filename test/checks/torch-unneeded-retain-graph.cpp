@@ -101,6 +101,13 @@ struct Trainer {
 // CHECK-FIXES: {{^}}      loss.backward();{{$}}
 // CHECK-FIXES: {{^}}        loss.backward();{{$}}
 
+void commented_arguments(Net &model) {
+  auto loss = model(torch::randn({8, 4})).sum();
+  loss.backward(/*gradient=*/{}, /*retain_graph=*/true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:51: warning: 'retain_graph' is true
+}
+// CHECK-FIXES: {{^}}  loss.backward();{{$}}
+
 #define RETAIN true
 void in_macro(Net &model) {
   auto loss = model(torch::randn({8, 4})).sum();

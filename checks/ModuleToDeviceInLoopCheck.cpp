@@ -63,6 +63,23 @@ const ValueDecl *invariantObject(const Expr *E, const Stmt *Loop, const SourceMa
   }
   return nullptr;
 }
+/// True when \p S reads a variable declared in \p Loop or assigned there.
+bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+      SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
+      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(Loop->getBeginLoc()),
+                           SM.getExpansionLoc(Loop->getEndLoc())) ||
+          isAssignedWithin(VD, Loop))
+        return true;
+    }
+  for (const Stmt *Child : S->children())
+    if (variesInLoop(Child, Loop, SM))
+      return true;
+  return false;
+}
 } // namespace
 
 void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
@@ -85,6 +102,12 @@ void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Loop)
       continue;
     const ValueDecl *Object = invariantObject(Call->getImplicitObjectArgument(), Loop, *Result.SourceManager);
+    // The target changes between iterations (one device after another): a
+    // deliberate move each time.
+    if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+          return variesInLoop(Arg, Loop, *Result.SourceManager);
+        }))
+      continue;
     if (!Object)
       continue;
     diag(Call->getExprLoc(),

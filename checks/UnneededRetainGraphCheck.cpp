@@ -154,17 +154,51 @@ public:
     if (const FunctionDecl *Callee = Call->getDirectCallee()) {
       if (!SM.isInSystemHeader(Callee->getLocation()) && !isInLibraryNamespace(Callee))
         F.UserCalls.push_back(Call);
+      // A tensor passed by non-const reference may be reassigned by the callee
+      // (not a forward pass, nor a forwarding reference of a template).
+      const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+      const bool Forwards =
+          isForwardCall(Call) ||
+          (Pattern && llvm::any_of(Pattern->parameters(), [](const ParmVarDecl *P) {
+             return P->isParameterPack() || P->getType()->isRValueReferenceType();
+           }));
+      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+      for (unsigned I = Offset;
+           !Forwards && I < Call->getNumArgs() && I - Offset < Callee->getNumParams(); ++I) {
+        QualType T = Callee->getParamDecl(I - Offset)->getType();
+        if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified())
+          if (const VarDecl *VD = referencedVar(Call->getArg(I)))
+            F.Modified.insert(VD);
+      }
     }
     return true;
   }
 
 private:
+  /// Every variable named in \p Target (a variable, std::tie(a, b), obj.member)
+  /// may get its value from \p Source.
   void noteModified(const Expr *Target, const Expr *Source) {
-    if (const VarDecl *VD = referencedVar(Target)) {
+    llvm::SmallVector<const VarDecl *, 4> Targets;
+    if (const VarDecl *VD = referencedVar(Target))
+      Targets.push_back(VD);
+    else
+      collectVars(Target, Targets);
+    for (const VarDecl *VD : Targets) {
       F.Modified.insert(VD);
       if (Source)
         F.Sources[VD].push_back(Source);
     }
+  }
+  static void collectVars(const Stmt *S, llvm::SmallVectorImpl<const VarDecl *> &Out) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const VarDecl *VD = referencedVar(E)) {
+        Out.push_back(VD);
+        return;
+      }
+    for (const Stmt *Child : S->children())
+      collectVars(Child, Out);
   }
   Facts &F;
   const SourceManager &SM;

@@ -100,6 +100,19 @@ void fresh_module_each_trial(torch::Device device, torch::Tensor x) {
   }
 }
 
+void one_device_after_another(Net &model, const std::vector<torch::Device> &devices,
+                              torch::Tensor x) {
+  for (const auto &d : devices) {
+    model->to(d);
+    model->forward(x.to(d));
+  }
+  torch::Device current(torch::kCPU);
+  for (int i = 0; i < 2; ++i) {
+    current = i ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+    model->to(current);
+  }
+}
+
 void lambda_in_loop(Net &model, torch::Device device) {
   for (int i = 0; i < 3; ++i) {
     auto move = [&] { model->to(device); };

@@ -156,6 +156,29 @@ void carried_state(Net &model) {
   }
 }
 
+struct LSTMNetImpl : torch::nn::Module {
+  std::tuple<torch::Tensor, torch::Tensor> forward(torch::Tensor x, torch::Tensor h);
+};
+TORCH_MODULE(LSTMNet);
+void carried_through_tie(LSTMNet &rnn, torch::Tensor x) {
+  torch::Tensor h = torch::zeros({8, 4});
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor out;
+    std::tie(out, h) = rnn(x, h);
+    out.sum().backward({}, true);
+  }
+}
+
+void advance(Net &model, torch::Tensor &state);
+void carried_through_reference(Net &model) {
+  torch::Tensor state = torch::zeros({8, 4});
+  for (int i = 0; i < 3; ++i) {
+    advance(model, state);
+    auto loss = state.sum();
+    loss.backward({}, true);
+  }
+}
+
 void root_from_caller(torch::Tensor loss) { loss.backward({}, true); }
 
 struct Recurrent {

@@ -77,6 +77,23 @@ struct Trainer {
   // CHECK-FIXES-NEXT: {{^}}      train_more(model);{{$}}
 };
 
+void skip_empty(Net &model, const std::vector<torch::Tensor> &xs) {
+  for (size_t i = 0; i < xs.size(); ++i) {
+    torch::autograd::GradMode::set_enabled(false);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: autograd switched off here is not switched back on on every path out of 'skip_empty'
+    // CHECK-MESSAGES-NOEXC: :[[@LINE-2]]:5: warning: autograd switched off here is not switched back on
+    if (xs[i].numel() == 0)
+      continue;
+    model(xs[i]);
+    torch::autograd::GradMode::set_enabled(true);
+  }
+}
+// CHECK-MESSAGES: :[[@LINE-1]]:1: note: autograd is still off at the end
+// CHECK-FIXES: {{^}}  for (size_t i = 0; i < xs.size(); ++i) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}    torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES: {{^}}    model(xs[i]);{{$}}
+// CHECK-FIXES-NEXT: {{^}}  }{{$}}
+
 void in_a_lambda(Net &model) {
   auto infer = [&](torch::Tensor x) {
     torch::autograd::GradMode::set_enabled(false);

@@ -329,7 +329,13 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
           continue;
         Tensors.insert(VD);
         const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
-        if (Local && Within(VD->getLocation(), Scope)) {
+        // Declared anew on every iteration: in the loop body, or the variable of
+        // a range-for (not the init statement of a for loop, which runs once).
+        const auto *RF = dyn_cast_or_null<CXXForRangeStmt>(Loop);
+        const bool PerIteration =
+            Loop ? Within(VD->getLocation(), loopBody(Loop)) || (RF && RF->getLoopVariable() == VD)
+                 : Within(VD->getLocation(), Scope);
+        if (Local && PerIteration) {
           if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
             if (It->second)
               Work.push_back(It->second);

@@ -147,6 +147,11 @@ void graph_built_outside_the_loop(Net &model) {
   }
 }
 
+void built_in_the_for_init(Net &model) {
+  for (auto out = model(torch::randn({8, 4})); out.dim() > 0;)
+    out.sum().backward({}, true); // the same graph on every iteration
+}
+
 void carried_state(Net &model) {
   torch::Tensor h = torch::zeros({8, 4});
   for (int i = 0; i < 3; ++i) {

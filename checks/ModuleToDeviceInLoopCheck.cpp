@@ -63,6 +63,7 @@ const ValueDecl *invariantObject(const Expr *E, const Stmt *Loop, const SourceMa
   }
   return nullptr;
 }
+
 /// True when \p S reads a variable declared in \p Loop or assigned there.
 bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
   if (!S)

@@ -4,7 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AccumulatedHistoryCheck.h"
+#include "CarriedHistoryCheck.h"
 #include "EvalWithoutNoGradCheck.h"
+#include "HistoryInContainerCheck.h"
 
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -14,7 +17,10 @@ namespace clang::tidy::torch_check {
 class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<AccumulatedHistoryCheck>("torch-accumulated-history");
+    Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
   }
 };
 

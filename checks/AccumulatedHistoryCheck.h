@@ -1,0 +1,34 @@
+//===--- AccumulatedHistoryCheck.h - libtorch-tidy --------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
+#define LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
+
+#include "utils/History.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds tensors that outlive a loop and accumulate, iteration after
+/// iteration, values that carry autograd history (`total_loss += loss`).
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-accumulated-history.md
+class AccumulatedHistoryCheck : public ClangTidyCheck {
+public:
+  AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override { Functions.clear(); }
+
+private:
+  HistoryFunctions Functions;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H

@@ -1,0 +1,34 @@
+//===--- HistoryInContainerCheck.h - libtorch-tidy --------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_HISTORYINCONTAINERCHECK_H
+#define LIBTORCH_TIDY_CHECKS_HISTORYINCONTAINERCHECK_H
+
+#include "utils/History.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds containers that outlive a loop and collect, iteration after
+/// iteration, tensors that carry autograd history (`losses.push_back(loss)`).
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-history-in-container.md
+class HistoryInContainerCheck : public ClangTidyCheck {
+public:
+  HistoryInContainerCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override { Functions.clear(); }
+
+private:
+  HistoryFunctions Functions;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_HISTORYINCONTAINERCHECK_H

@@ -50,9 +50,13 @@ public:
     llvm::StringRef Name = MD->getName();
     Insertion I{MC, Object, {}};
     if (Name == "push_back" || Name == "push_front" || Name == "emplace_back" ||
-        Name == "emplace_front" || Name == "emplace" || Name == "insert" ||
-        Name == "insert_or_assign" || Name == "try_emplace")
+        Name == "emplace_front")
       for (const Expr *Arg : MC->arguments())
+        I.Values.push_back(Arg);
+    else if (Name == "insert")
+      I.Values.push_back(MC->getArg(MC->getNumArgs() - 1)); // insert(pos, value), insert(pair)
+    else if (Name == "emplace" || Name == "insert_or_assign" || Name == "try_emplace")
+      for (const Expr *Arg : llvm::drop_begin(MC->arguments())) // emplace(key, value...)
         I.Values.push_back(Arg);
     if (!I.Values.empty())
       Found.push_back(std::move(I));

@@ -16,9 +16,7 @@ struct ModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(Model);
 
-int main() {
-  torch::manual_seed(0);
-  Model model;
+static void train(Model &model) {
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05));
   auto sequence = torch::randn({8 * 10, 1, 4});
   std::tuple<torch::Tensor, torch::Tensor> state{torch::zeros({1, 1, 16}),
@@ -35,5 +33,14 @@ int main() {
     opt.step();
     std::printf("chunk %d: loss %.4f\n", chunk, loss.item<double>());
   }
+}
+
+int main() try {
+  torch::manual_seed(0);
+  Model model;
+  train(model);
   return 0;
+} catch (const c10::Error &e) {
+  std::printf("error: %s\n", e.what_without_backtrace());
+  return 1;
 }

@@ -89,7 +89,10 @@ void AccumulatedHistoryCheck::registerMatchers(MatchFinder *Finder) {
 void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || isModuleForward(FD))
+  if (!Body)
+    return;
+  Sites.collect(Body, *Result.Context);
+  if (isModuleForward(FD))
     return;
   AccumulationCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
@@ -119,21 +122,39 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
 
     SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? A.Stmt->getBeginLoc()
                                                            : A.Stmt->getExprLoc();
-    {
-      auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph of "
-                         "every iteration stays alive as long as '%0' does; accumulate a "
-                         "detached value")
-               << Acc->getName() << A.Value->getSourceRange();
-      for (const FixItHint &Fix : appendDetachFixIts(A.Value, Ctx))
-        D << Fix;
-    }
-    if (!isa<FieldDecl>(Acc) && !cast<VarDecl>(Acc)->hasGlobalStorage() &&
-        !isa<ParmVarDecl>(Acc))
-      diag(Acc->getLocation(), "'%0' is declared outside the loop here", DiagnosticIDs::Note)
-          << Acc->getName();
+    SourceRange Range = A.Value->getSourceRange();
+    auto Fixes = appendDetachFixIts(A.Value, Ctx);
+    SourceLocation DeclLoc;
+    if (!isa<FieldDecl>(Acc) && !cast<VarDecl>(Acc)->hasGlobalStorage() && !isa<ParmVarDecl>(Acc))
+      DeclLoc = Acc->getLocation();
+    SourceLocation SourceLoc;
     if (Source != A.Value->IgnoreImplicit())
-      diag(Source->getExprLoc(), "the history comes from this call", DiagnosticIDs::Note);
+      SourceLoc = Source->getExprLoc();
+    std::string Name = Acc->getName().str();
+    Deferred.push_back({FD, [=, this]() {
+      {
+        auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
+                           "of every iteration stays alive as long as '%0' does; accumulate a "
+                           "detached value")
+                 << Name << Range;
+        for (const FixItHint &Fix : Fixes)
+          D << Fix;
+      }
+      if (DeclLoc.isValid())
+        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
+      if (SourceLoc.isValid())
+        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+    }});
   }
+}
+
+void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
+  for (const auto &[FD, Emit] : Deferred)
+    if (!Sites.allCallsGuarded(FD))
+      Emit();
+  Deferred.clear();
+  Sites.clear();
+  Functions.clear();
 }
 
 } // namespace clang::tidy::torch_check

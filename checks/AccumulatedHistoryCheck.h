@@ -6,6 +6,8 @@
 #include "utils/History.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include <functional>
+#include <vector>
 
 namespace clang::tidy::torch_check {
 
@@ -23,10 +25,14 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onEndOfTranslationUnit() override { Functions.clear(); }
+  void onEndOfTranslationUnit() override;
 
 private:
   HistoryFunctions Functions;
+  CallSiteGuards Sites;
+  /// Findings wait for the end of the TU: a function whose every call site is
+  /// guarded computes no history.
+  std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Deferred;
 };
 
 } // namespace clang::tidy::torch_check

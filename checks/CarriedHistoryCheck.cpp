@@ -96,7 +96,10 @@ bool isCutIn(const Stmt *S, const ValueDecl *V, const HistoryAnalysis &History) 
                                                     Tie->getDirectCallee()->getName() == "tie")
       for (const Expr *Arg : Tie->arguments())
         Assigns = Assigns || storageOf(Arg) == V;
-    if (Assigns && (containsDetach(Op->getArg(1)) || !History.carriesHistory(Op->getArg(1))))
+    // Detached, reset to a value without history, or recomputed from something
+    // else (`h = encoder(x)` before the recurrence).
+    if (Assigns && (containsDetach(Op->getArg(1)) || !History.carriesHistory(Op->getArg(1)) ||
+                    !History.dependsOn(Op->getArg(1), V)))
       return true;
   }
   for (const Stmt *Child : S->children())

@@ -119,6 +119,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
+  Sites.collect(Body, *Result.Context);
   InsertionCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Found.empty())
@@ -157,24 +158,44 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
 
-    {
-      auto D = diag(Value->getBeginLoc(),
-                    "'%0' keeps a tensor that carries autograd history: the graph of every "
-                    "iteration stays alive as long as '%0' holds it; store a detached tensor")
-               << Container->getName() << Value->getSourceRange();
-      if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
-          (Value == I.Values.back() &&
-           cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
-        for (const FixItHint &Fix : appendDetachFixIts(Value, Ctx))
-          D << Fix;
-    }
+    SourceLocation Loc = Value->getBeginLoc();
+    SourceRange Range = Value->getSourceRange();
+    llvm::SmallVector<FixItHint, 2> Fixes;
+    if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+        (Value == I.Values.back() &&
+         cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+      Fixes = appendDetachFixIts(Value, Ctx);
+    SourceLocation DeclLoc;
     if (isa<VarDecl>(Container) && !cast<VarDecl>(Container)->hasGlobalStorage() &&
         !isa<ParmVarDecl>(Container))
-      diag(Container->getLocation(), "'%0' is declared outside the loop here", DiagnosticIDs::Note)
-          << Container->getName();
+      DeclLoc = Container->getLocation();
+    SourceLocation SourceLoc;
     if (Source != Value->IgnoreImplicit())
-      diag(Source->getExprLoc(), "the history comes from this call", DiagnosticIDs::Note);
+      SourceLoc = Source->getExprLoc();
+    std::string Name = Container->getName().str();
+    Deferred.push_back({FD, [=, this]() {
+      {
+        auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
+                           "iteration stays alive as long as '%0' holds it; store a detached tensor")
+                 << Name << Range;
+        for (const FixItHint &Fix : Fixes)
+          D << Fix;
+      }
+      if (DeclLoc.isValid())
+        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
+      if (SourceLoc.isValid())
+        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+    }});
   }
+}
+
+void HistoryInContainerCheck::onEndOfTranslationUnit() {
+  for (const auto &[FD, Emit] : Deferred)
+    if (!Sites.allCallsGuarded(FD))
+      Emit();
+  Deferred.clear();
+  Sites.clear();
+  Functions.clear();
 }
 
 } // namespace clang::tidy::torch_check

@@ -164,6 +164,36 @@ bool HistoryFunctions::memberFlowsIntoBackward(const FieldDecl *Field, ASTContex
   return Result;
 }
 
+void CallSiteGuards::collect(const Stmt *Body, ASTContext &Ctx) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const ASTContext &Ctx;
+    llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 8> Found;
+    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        if (!isInLibraryNamespace(Callee) && !Callee->isInStdNamespace() &&
+            !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+          Found.push_back({Call, Callee->getCanonicalDecl()});
+      return true;
+    }
+  } F(Ctx);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  if (F.Found.empty())
+    return;
+  ParentMap PM(const_cast<Stmt *>(Body));
+  for (const auto &[Call, Callee] : F.Found) {
+    Count &C = Calls[Callee];
+    ++C.Total;
+    if (isGradDisabledAt(Call, PM, Ctx))
+      ++C.Guarded;
+  }
+}
+
+bool CallSiteGuards::allCallsGuarded(const FunctionDecl *FD) const {
+  auto It = Calls.find(FD->getCanonicalDecl());
+  return It != Calls.end() && It->second.Total > 0 && It->second.Guarded == It->second.Total;
+}
+
 // ---- collection ---------------------------------------------------------------
 
 class HistoryCollector : public RecursiveASTVisitor<HistoryCollector> {

@@ -87,6 +87,25 @@ private:
   llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
 };
 
+/// The calls of the translation unit's functions and whether autograd is off
+/// where they happen: a function whose every call site is under a guard
+/// computes no history, whatever its body says.
+class CallSiteGuards {
+public:
+  /// Records the calls of user functions made in \p Body (call once per
+  /// analysed function body).
+  void collect(const Stmt *Body, ASTContext &Ctx);
+  /// True when \p FD is called in the TU and every one of its calls is guarded.
+  bool allCallsGuarded(const FunctionDecl *FD) const;
+  void clear() { Calls.clear(); }
+
+private:
+  struct Count {
+    unsigned Total = 0, Guarded = 0;
+  };
+  llvm::DenseMap<const FunctionDecl *, Count> Calls;
+};
+
 /// A type that can hold a tensor: at::Tensor, a class template specialisation
 /// with such an argument (std::vector<Tensor>, std::tuple<Tensor,
 /// std::tuple<Tensor, Tensor>>, c10::optional<...>), c10::IValue, a dependent

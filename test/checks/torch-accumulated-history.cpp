@@ -232,3 +232,29 @@ void user_function_without_history(Net &model, torch::Tensor x, torch::Tensor y)
   for (int i = 0; i < 10; ++i)
     correct += accuracy(model(x), y);
 }
+
+// The FAQ's case: backward() on each loss does not make the running total safe.
+void train_epoch(Net &model, torch::optim::SGD &opt, Loader &loader) {
+  torch::Tensor total_loss = torch::zeros({});
+  for (auto &batch : loader) {
+    auto loss = F::nll_loss(model->forward(batch[0].data), batch[0].target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    total_loss += loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total_loss' accumulates a tensor that carries autograd history
+  }
+}
+// CHECK-FIXES: {{^}}    total_loss += loss.detach();{{$}}
+
+// Every call of this helper is under a guard: no history.
+double validation_loss(Net &model, std::vector<torch::Tensor> xs) {
+  torch::Tensor total = torch::zeros({});
+  for (auto &x : xs)
+    total += model(x).mean();
+  return total.item<double>();
+}
+void run_validation(Net &model, std::vector<torch::Tensor> xs) {
+  torch::NoGradGuard no_grad;
+  validation_loss(model, xs);
+}

@@ -209,3 +209,16 @@ void not_reassigned_from_forward(Cell &cell, torch::Tensor x, torch::Tensor bias
     out.sum().backward();
   }
 }
+
+void recomputed_each_sequence(Cell &encoder, Cell &decoder, std::vector<torch::Tensor> xs) {
+  torch::Tensor h;
+  for (auto &x : xs) {
+    h = encoder(x, x);
+    torch::Tensor loss = torch::zeros({});
+    for (int t = 0; t < 10; ++t) {
+      h = decoder(x, h);
+      loss += h.sum();
+    }
+    loss.backward();
+  }
+}

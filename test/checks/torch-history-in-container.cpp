@@ -173,3 +173,28 @@ void no_history(std::vector<torch::Tensor> xs) {
   for (auto &x : xs)
     doubled.push_back(x * 2);
 }
+
+// The FAQ's case: backward() on each loss does not make the kept losses safe.
+void train_epoch(Net &model, torch::optim::SGD &opt, Loader &loader) {
+  std::vector<torch::Tensor> losses;
+  for (auto &batch : loader) {
+    auto loss = F::nll_loss(model->forward(batch[0].data), batch[0].target);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    losses.push_back(loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'losses' keeps a tensor that carries autograd history
+  }
+}
+// CHECK-FIXES: {{^}}    losses.push_back(loss.detach());{{$}}
+
+// Every call of this helper is under a guard: no history.
+void collect_predictions(Net &model, std::vector<torch::Tensor> xs, std::vector<torch::Tensor> &out) {
+  for (auto &x : xs)
+    out.push_back(model(x));
+}
+void predict(Net &model, std::vector<torch::Tensor> xs) {
+  std::vector<torch::Tensor> out;
+  torch::NoGradGuard no_grad;
+  collect_predictions(model, xs, out);
+}

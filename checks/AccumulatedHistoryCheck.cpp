@@ -131,7 +131,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != A.Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Acc->getName().str();
-    Deferred.push_back({FD, [=, this]() {
+    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
       {
         auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
                            "of every iteration stays alive as long as '%0' does; accumulate a "

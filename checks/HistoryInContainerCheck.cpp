@@ -173,7 +173,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Container->getName().str();
-    Deferred.push_back({FD, [=, this]() {
+    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
       {
         auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
                            "iteration stays alive as long as '%0' holds it; store a detached tensor")

@@ -258,3 +258,16 @@ void run_validation(Net &model, std::vector<torch::Tensor> xs) {
   torch::NoGradGuard no_grad;
   validation_loss(model, xs);
 }
+
+// A lambda whose returned tensor carries history makes its calls carry it too.
+void lambda_wrapper(Net &model, std::vector<torch::Tensor> xs) {
+  auto compute = [&](const torch::Tensor &x) { return model->forward(x).abs().mean(); };
+  auto metric = [](const torch::Tensor &x) { return x.argmax(1).sum(); };
+  torch::Tensor total = torch::zeros({}), hits = torch::zeros({});
+  for (auto &x : xs) {
+    total += compute(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total' accumulates a tensor that carries autograd history
+    hits += metric(model(x));
+  }
+}
+// CHECK-FIXES: {{^}}    total += compute(x).detach();{{$}}

@@ -114,7 +114,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     // A total built on purpose: it is back-propagated here, in another member
     // function of the class, or handed to the caller.
-    if (History.flowsIntoBackward(Acc) || History.flowsIntoReturn(Acc))
+    if (History.flowsIntoBackward(Acc) || History.flowsIntoReturn(Acc) || isOutParameter(Acc))
       continue;
     if (const auto *Field = dyn_cast<FieldDecl>(Acc);
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))

@@ -146,7 +146,8 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     // Kept on purpose (rollouts of log-probabilities, per-step losses summed
     // later), or bounded by the loop.
-    if (History.flowsIntoBackward(Container) || History.flowsIntoReturn(Container))
+    if (History.flowsIntoBackward(Container) || History.flowsIntoReturn(Container) ||
+        isOutParameter(Container))
       continue;
     bool Emptied = false;
     for (const Stmt *L = Loop; L && outlivesIteration(Container, L, SM) && !Emptied;

@@ -529,7 +529,9 @@ bool HistoryAnalysis::flowsIntoReturn(const ValueDecl *V) const {
   if (!V)
     return false;
   const auto &Set = flowSet(V);
-  return llvm::any_of(Returns, [&](const Expr *R) { return mentionsAny(R, Set); });
+  return llvm::any_of(Returns, [&](const Expr *R) {
+    return mayCarryHistoryType(R->getType()) && mentionsAny(R, Set);
+  });
 }
 
 bool HistoryAnalysis::returnsHistory() const {

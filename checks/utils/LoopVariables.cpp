@@ -96,4 +96,10 @@ bool outlivesIteration(const ValueDecl *V, const Stmt *Loop, const SourceManager
   return false;
 }
 
+bool isOutParameter(const ValueDecl *V) {
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(V);
+  return P && P->getType()->isLValueReferenceType() &&
+         !P->getType().getNonReferenceType().isConstQualified();
+}
+
 } // namespace clang::tidy::torch_check

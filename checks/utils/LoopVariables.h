@@ -33,6 +33,10 @@ const ValueDecl *storageOf(const Expr *E);
 /// silent).
 bool outlivesIteration(const ValueDecl *V, const Stmt *Loop, const SourceManager &SM);
 
+/// A parameter received by non-const lvalue reference: what is stored in it
+/// is handed to the caller.
+bool isOutParameter(const ValueDecl *V);
+
 } // namespace clang::tidy::torch_check
 
 #endif // LIBTORCH_TIDY_CHECKS_UTILS_LOOPVARIABLES_H

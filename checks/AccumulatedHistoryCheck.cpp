@@ -83,7 +83,7 @@ bool isModuleForward(const FunctionDecl *FD) {
 } // namespace
 
 void AccumulatedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {

@@ -145,7 +145,7 @@ bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
 } // namespace
 
 void CarriedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {

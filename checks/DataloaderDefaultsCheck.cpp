@@ -46,7 +46,7 @@ bool usesDefaultOptions(const CallExpr *Call) {
 } // namespace
 
 void DataloaderDefaultsCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void DataloaderDefaultsCheck::check(const MatchFinder::MatchResult &Result) {

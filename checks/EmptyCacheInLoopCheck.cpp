@@ -29,7 +29,7 @@ public:
 } // namespace
 
 void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {

@@ -138,7 +138,7 @@ void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) const {

@@ -209,7 +209,7 @@ void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void GradModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {

@@ -111,7 +111,7 @@ bool isEmptiedIn(const Stmt *S, const ValueDecl *Container) {
 } // namespace
 
 void HistoryInContainerCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {

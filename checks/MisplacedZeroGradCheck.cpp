@@ -14,7 +14,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void MisplacedZeroGradCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 /// The nearest backward/step/other event, skipping other zeroing calls.

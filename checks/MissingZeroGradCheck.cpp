@@ -16,7 +16,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void MissingZeroGradCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 /// A step(closure) whose closure is not spelled in the loop: it may zero.

@@ -84,7 +84,7 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
 } // namespace
 
 void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {

@@ -18,7 +18,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void OptimizerInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 namespace {

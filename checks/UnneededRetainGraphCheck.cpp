@@ -241,7 +241,7 @@ public:
 } // namespace
 
 void UnneededRetainGraphCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
 void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {

@@ -3,7 +3,9 @@
 #include "Matchers.h"
 #include "TorchNames.h"
 
+#include "clang/AST/DeclFriend.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::torch_check {
 
@@ -25,6 +27,48 @@ bool isAnalyzedUserFunction(const FunctionDecl &FD) {
     if (!FT->specializations().empty())
       return false;
   return true;
+}
+
+static void visitFunction(const FunctionDecl *FD,
+                          llvm::function_ref<void(const FunctionDecl *)> Visit) {
+  if (FD && FD->isThisDeclarationADefinition() && isAnalyzedUserFunction(*FD))
+    Visit(FD);
+}
+
+static void visitFunctionTemplate(const FunctionTemplateDecl *FT,
+                                  llvm::function_ref<void(const FunctionDecl *)> Visit) {
+  visitFunction(FT->getTemplatedDecl(), Visit);
+  for (const FunctionDecl *Spec : FT->specializations())
+    visitFunction(Spec, Visit);
+}
+
+void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
+                         llvm::function_ref<void(const FunctionDecl *)> Visit) {
+  for (const Decl *D : DC->decls()) {
+    if (D->isImplicit())
+      continue;
+    SourceLocation Loc = D->getLocation();
+    if (Loc.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      continue;
+    if (const auto *Friend = dyn_cast<FriendDecl>(D)) {
+      D = Friend->getFriendDecl();
+      if (!D)
+        continue;
+    }
+    if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D)) {
+      visitFunctionTemplate(FT, Visit);
+      forEachUserFunction(FT->getTemplatedDecl(), SM, Visit); // local classes
+      continue;
+    }
+    if (const auto *CT = dyn_cast<ClassTemplateDecl>(D)) {
+      forEachUserFunction(CT->getTemplatedDecl(), SM, Visit);
+      continue;
+    }
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      visitFunction(FD, Visit);
+    if (const auto *Inner = dyn_cast<DeclContext>(D))
+      forEachUserFunction(Inner, SM, Visit);
+  }
 }
 
 } // namespace clang::tidy::torch_check

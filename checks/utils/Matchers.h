@@ -5,12 +5,20 @@
 // Checks analyse inside those bodies instead of matching every call in the
 // translation unit: <torch/torch.h> holds hundreds of thousands of nodes.
 //
+// The matcher is a single translationUnitDecl() match that walks the
+// declarations outside system headers and binds each user function: clang-tidy
+// then calls check() once per function, and the hundreds of thousands of
+// FunctionDecls of LibTorch's headers are never visited by a matcher (each
+// check pays for one walk of the user's declarations, not one matcher test per
+// FunctionDecl of the translation unit).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_MATCHERS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_MATCHERS_H
 
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace clang::tidy::torch_check {
 
@@ -20,16 +28,34 @@ namespace clang::tidy::torch_check {
 /// instantiations (resolved types) or, where none exists, the pattern.
 bool isAnalyzedUserFunction(const FunctionDecl &FD);
 
+/// Calls \p Visit for every definition in \p DC (recursively: namespaces,
+/// classes, class templates, function templates and their instantiations,
+/// friends, local classes) that isAnalyzedUserFunction accepts, skipping every
+/// declaration whose location is in a system header.
+void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
+                         llvm::function_ref<void(const FunctionDecl *)> Visit);
+
 namespace matchers {
-AST_MATCHER(FunctionDecl, isAnalyzedUserFunction) {
-  return ::clang::tidy::torch_check::isAnalyzedUserFunction(Node);
+/// Matches the translation unit once and binds \p Id to each of the user's
+/// function definitions (one match, so one check() call, per function).
+AST_MATCHER_P(TranslationUnitDecl, forEachUserFunctionDefinition, std::string, Id) {
+  ast_matchers::internal::BoundNodesTreeBuilder Result;
+  bool Matched = false;
+  forEachUserFunction(&Node, Finder->getASTContext().getSourceManager(),
+                      [&](const FunctionDecl *FD) {
+                        ast_matchers::internal::BoundNodesTreeBuilder Match(*Builder);
+                        Match.setBinding(Id, DynTypedNode::create(*FD));
+                        Result.addMatch(Match);
+                        Matched = true;
+                      });
+  *Builder = std::move(Result);
+  return Matched;
 }
 
-/// functionDecl() of the user's function definitions, bound to \p Id.
-inline ast_matchers::internal::BindableMatcher<Decl> userFunctionDefinition() {
-  using namespace ast_matchers;
-  return functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                      isAnalyzedUserFunction());
+/// The top-level matcher of every check: each user function definition,
+/// bound to \p Id as a FunctionDecl.
+inline ast_matchers::internal::BindableMatcher<Decl> userFunctionDefinitions(llvm::StringRef Id) {
+  return ast_matchers::translationUnitDecl(forEachUserFunctionDefinition(Id.str()));
 }
 } // namespace matchers
 

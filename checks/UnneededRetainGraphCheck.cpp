@@ -98,6 +98,13 @@ struct Facts {
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Sources;
   /// Variables assigned or modified in place after their declaration.
   llvm::SmallPtrSet<const VarDecl *, 8> Modified;
+  /// Plain whole assignments `v = expr` to a variable: the assignment and its
+  /// right side.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2>>
+      Assignments;
+  /// Variables modified in any other way (compound assignment, in place,
+  /// std::tie, through a non-const reference, ++/--).
+  llvm::SmallPtrSet<const VarDecl *, 8> OtherwiseModified;
   /// Range-for loop variables and the range they iterate.
   llvm::DenseMap<const VarDecl *, const Expr *> RangeOf;
   /// Calls of functions written by the user (not LibTorch, not system headers).
@@ -116,6 +123,32 @@ const VarDecl *referencedVar(const Expr *E) {
   return nullptr;
 }
 
+/// True when \p S runs on every pass through \p LoopBody: only blocks (no
+/// branch, loop, lambda or short-circuit) lie between them.
+bool runsEveryIteration(const Stmt *S, const Stmt *LoopBody, const ParentMap &PM) {
+  for (const Stmt *P = PM.getParent(S); P && P != LoopBody; P = PM.getParent(P)) {
+    if (isa<IfStmt, SwitchStmt, SwitchCase, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt,
+            ConditionalOperator, BinaryConditionalOperator, LambdaExpr, CXXTryStmt,
+            CXXCatchStmt>(P))
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(P); BO && BO->isLogicalOp())
+      return false;
+  }
+  return true;
+}
+
+/// A call of the runtime companion (LIBTORCH_TIDY_ITERATION(loss) and the
+/// like): it only reads the tensors it is given.
+bool isRuntimeCompanionCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  for (const DeclContext *DC = FD ? FD->getDeclContext() : nullptr; DC; DC = DC->getParent()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getIdentifier() && NS->getName() == names::RuntimeNamespace)
+        return true;
+  }
+  return false;
+}
+
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
   FactCollector(Facts &F, const SourceManager &SM) : F(F), SM(SM) {}
@@ -132,7 +165,7 @@ public:
   }
   bool VisitBinaryOperator(BinaryOperator *BO) {
     if (BO->isAssignmentOp())
-      noteModified(BO->getLHS(), BO->getRHS());
+      noteModified(BO->getLHS(), BO->getRHS(), BO->getOpcode() == BO_Assign ? BO : nullptr);
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *UO) {
@@ -145,7 +178,7 @@ public:
       F.Backwards.push_back(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      noteModified(Op->getArg(0), Op->getArg(1));
+      noteModified(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal ? Op : nullptr);
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
       if (const CXXMethodDecl *MD = MC->getMethodDecl())
         if (MD->getIdentifier() && MD->getName().ends_with("_") && !MD->isConst())
@@ -167,8 +200,10 @@ public:
            !Forwards && I < Call->getNumArgs() && I - Offset < Callee->getNumParams(); ++I) {
         QualType T = Callee->getParamDecl(I - Offset)->getType();
         if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified())
-          if (const VarDecl *VD = referencedVar(Call->getArg(I)))
+          if (const VarDecl *VD = referencedVar(Call->getArg(I))) {
             F.Modified.insert(VD);
+            F.OtherwiseModified.insert(VD);
+          }
       }
     }
     return true;
@@ -177,16 +212,23 @@ public:
 private:
   /// Every variable named in \p Target (a variable, std::tie(a, b), obj.member)
   /// may get its value from \p Source.
-  void noteModified(const Expr *Target, const Expr *Source) {
+  /// \p PlainAssignment is the `v = expr` expression when this is one.
+  void noteModified(const Expr *Target, const Expr *Source,
+                    const Expr *PlainAssignment = nullptr) {
     llvm::SmallVector<const VarDecl *, 4> Targets;
-    if (const VarDecl *VD = referencedVar(Target))
-      Targets.push_back(VD);
+    const VarDecl *Whole = referencedVar(Target);
+    if (Whole)
+      Targets.push_back(Whole);
     else
       collectVars(Target, Targets);
     for (const VarDecl *VD : Targets) {
       F.Modified.insert(VD);
       if (Source)
         F.Sources[VD].push_back(Source);
+      if (VD == Whole && PlainAssignment && Source)
+        F.Assignments[VD].push_back({PlainAssignment, Source});
+      else
+        F.OtherwiseModified.insert(VD);
     }
   }
   static void collectVars(const Stmt *S, llvm::SmallVectorImpl<const VarDecl *> &Out) {
@@ -346,6 +388,32 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
               Work.push_back(Src);
           continue;
         }
+        // Declared outside the loop but reassigned as a whole on every
+        // iteration before the backward pass, from values that do not read it
+        // (`loss = loss_fn(model(x), y);`): the graph is this iteration's.
+        if (Local && Loop && !F.OtherwiseModified.contains(VD) && !F.RangeOf.count(VD)) {
+          llvm::SmallVector<const Expr *, 2> Fresh;
+          bool Other = false;
+          for (const auto &[Assign, Rhs] : F.Assignments.lookup(VD)) {
+            if (!Within(Assign->getBeginLoc(), Loop))
+              continue; // before or after the loop
+            if (Within(Assign->getBeginLoc(), loopBody(Loop)) && Before(Assign, Call) &&
+                runsEveryIteration(Assign, loopBody(Loop), PM))
+              Fresh.push_back(Rhs);
+            else
+              Other = true;
+          }
+          ClosureWalker Reads;
+          Reads.F = &F;
+          for (const Expr *Rhs : Fresh)
+            Reads.TraverseStmt(const_cast<Expr *>(Rhs));
+          if (!Other && !Fresh.empty() && !llvm::is_contained(Reads.Vars, VD) &&
+              !Reads.ReadsThisTensor) {
+            for (const Expr *Rhs : Fresh)
+              Work.push_back(Rhs);
+            continue;
+          }
+        }
         // Declared outside: only a tensor made fresh by a factory and never
         // modified carries no graph of its own.
         if (!Local || F.Modified.contains(VD) || F.RangeOf.count(VD) || !VD->getInit()) {
@@ -369,7 +437,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     // backward pass of its own.
     bool HandedOn = false;
     for (const CallExpr *User : F.UserCalls) {
-      if (User == Call || !Before(Call, User))
+      if (User == Call || !Before(Call, User) || isRuntimeCompanionCall(User))
         continue;
       ClosureWalker Args;
       for (const Expr *Arg : User->arguments())

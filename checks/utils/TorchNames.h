@@ -48,6 +48,9 @@ inline constexpr llvm::StringLiteral DataLoaderOptions = "::torch::data::DataLoa
 inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
 inline constexpr llvm::StringLiteral DeviceTypeEnum = "::c10::DeviceType";
 
+// The runtime companion's namespace (runtime/include/libtorch_tidy).
+inline constexpr llvm::StringLiteral RuntimeNamespace = "libtorch_tidy";
+
 // Namespaces whose code is LibTorch's own, never the user's.
 inline constexpr llvm::StringLiteral LibraryNamespaces[] = {"at", "c10", "torch", "caffe2"};
 

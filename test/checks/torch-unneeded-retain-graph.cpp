@@ -239,3 +239,53 @@ void grad_then_backward(Net &model, torch::Tensor w) {
   auto grads = torch::autograd::grad({loss}, {w}, {}, true, true);
   (loss + grads[0].sum()).backward();
 }
+
+// The loss lives outside the loop (kept for a report after it) but is
+// reassigned as a whole on every iteration before the backward pass: each
+// graph is that iteration's own.
+namespace libtorch_tidy {
+template <class... Ts> void probe(const char *file, int line, const Ts &...tensors);
+} // namespace libtorch_tidy
+float kept_for_report(Net &model, torch::optim::SGD &opt) {
+  torch::Tensor loss;
+  for (int step = 0; step < 100; ++step) {
+    auto x = torch::randn({8, 4});
+    opt.zero_grad();
+    loss = model(x).sum();
+    loss.backward({}, /*retain_graph=*/true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'retain_graph' is true but no later backward pass in this loop iteration
+    opt.step();
+    libtorch_tidy::probe("train.cpp", 1, loss); // the runtime companion only reads it
+  }
+  return loss.item<float>();
+}
+// CHECK-FIXES: {{^}}    loss.backward();{{$}}
+
+// Reassigned only on some iterations: an older graph may be backwarded again.
+void reassigned_sometimes(Net &model, torch::optim::SGD &opt) {
+  torch::Tensor loss = model(torch::randn({8, 4})).sum();
+  for (int step = 0; step < 100; ++step) {
+    if (step % 2 == 0)
+      loss = model(torch::randn({8, 4})).sum();
+    loss.backward({}, true);
+    opt.step();
+  }
+}
+
+// Reassigned from itself: the graph grows across iterations.
+void reassigned_from_itself(Net &model) {
+  torch::Tensor total = torch::zeros({});
+  for (int step = 0; step < 100; ++step) {
+    total = total + model(torch::randn({8, 4})).sum();
+    total.backward({}, true);
+  }
+}
+
+// Reassigned after the backward pass: the backward sees last iteration's graph.
+void reassigned_after(Net &model) {
+  torch::Tensor loss = model(torch::randn({8, 4})).sum();
+  for (int step = 0; step < 100; ++step) {
+    loss.backward({}, true);
+    loss = model(torch::randn({8, 4})).sum();
+  }
+}

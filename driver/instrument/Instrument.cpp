@@ -141,13 +141,14 @@ public:
       const Stmt *Body = Best->Body;
       SourceLocation ProbeLoc =
           isa<CompoundStmt>(Body) ? cast<CompoundStmt>(Body)->getLBracLoc() : Body->getBeginLoc();
-      if (Chosen.emplace(Best->Loop, Label).second)
-        R.Instrumented.push_back(llvm::json::Object{{"line", Line},
-                                                    {"probe_line", SM.getSpellingLineNumber(ProbeLoc)},
-                                                    {"loop_line", Best->BeginLine},
-                                                    {"loop_end_line", Best->EndLine},
-                                                    {"function", Best->Function},
-                                                    {"label", Label}});
+      Chosen.emplace(Best->Loop, Label);
+      // One entry per line (several findings may share a loop), one probe per loop.
+      R.Instrumented.push_back(llvm::json::Object{{"line", Line},
+                                                  {"probe_line", SM.getSpellingLineNumber(ProbeLoc)},
+                                                  {"loop_line", Best->BeginLine},
+                                                  {"loop_end_line", Best->EndLine},
+                                                  {"function", Best->Function},
+                                                  {"label", Label}});
     }
     for (const auto &[Loop, Label] : Chosen) {
       const LoopInfo *Info = nullptr;

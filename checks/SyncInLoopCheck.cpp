@@ -6,6 +6,7 @@
 #include "utils/TrainingLoop.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -78,6 +79,82 @@ bool alreadyOnCpu(const Expr *Object) {
   return false;
 }
 
+/// True when \p E is (part of) the condition of an if/while/for/do/switch or
+/// `?:` at or below \p Stop: the host branches on its value.
+bool isInCondition(const Stmt *E, const Stmt *Stop, const ParentMap &PM) {
+  const Stmt *Child = E;
+  for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
+    if (const auto *If = dyn_cast<IfStmt>(P))
+      return If->getCond() == Child;
+    if (const auto *While = dyn_cast<WhileStmt>(P))
+      return While->getCond() == Child;
+    if (const auto *Do = dyn_cast<DoStmt>(P))
+      return Do->getCond() == Child;
+    if (const auto *For = dyn_cast<ForStmt>(P))
+      return For->getCond() == Child;
+    if (const auto *Switch = dyn_cast<SwitchStmt>(P))
+      return Switch->getCond() == Child;
+    if (const auto *CO = dyn_cast<ConditionalOperator>(P); CO && CO->getCond() == Child)
+      return true;
+    if (P == Stop || !isa<Expr>(P))
+      return false;
+  }
+  return false;
+}
+
+/// The local variable that the full expression holding \p Call initialises or
+/// is assigned to with `=` (`auto v = t.item<float>();`, `v = t.item().toFloat();`),
+/// or null.
+const VarDecl *assignedVariable(const Expr *Call, const ParentMap &PM) {
+  const Stmt *Top = Call;
+  const Stmt *P = PM.getParent(Top);
+  for (; P && isa<Expr>(P); Top = P, P = PM.getParent(P)) {
+    const auto *BO = dyn_cast<BinaryOperator>(P);
+    if (BO && BO->getOpcode() == BO_Assign && BO->getRHS() == Top) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts());
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      return VD && VD->hasLocalStorage() ? VD : nullptr;
+    }
+    if (BO && BO->isAssignmentOp())
+      return nullptr; // `+=` and friends accumulate for later reporting
+  }
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P))
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit() == Top)
+        return VD->hasLocalStorage() ? VD : nullptr;
+  return nullptr;
+}
+
+/// True when some condition inside \p Loop (its own condition included) reads
+/// \p VD.
+bool readInCondition(const VarDecl *VD, const Stmt *Loop, const ParentMap &PM) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *VD;
+    const Stmt *Loop;
+    const ParentMap &PM;
+    bool Found = false;
+    Finder(const VarDecl *VD, const Stmt *Loop, const ParentMap &PM) : VD(VD), Loop(Loop), PM(PM) {}
+    bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+      if (DRE->getDecl() == VD && isInCondition(DRE, Loop, PM))
+        Found = true;
+      return !Found;
+    }
+  } F(VD, Loop, PM);
+  F.TraverseStmt(const_cast<Stmt *>(Loop));
+  return F.Found;
+}
+
+/// The host needs the value on every iteration: the sync's result decides a
+/// branch, directly (`if (loss.item<float>() > t)`, an assertion) or through a
+/// local variable that a condition of the loop reads (`v = t.item<float>(); if
+/// (v < eps) break;`). Such a sync is the algorithm's, not a reporting habit.
+bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Loop, const ParentMap &PM) {
+  if (isInCondition(Call, Loop, PM))
+    return true;
+  const VarDecl *VD = assignedVariable(Call, PM);
+  return VD && readInCondition(VD, Loop, PM);
+}
+
 class SyncCollector : public RecursiveASTVisitor<SyncCollector> {
 public:
   explicit SyncCollector(llvm::SmallVectorImpl<const CallExpr *> &Found) : Found(Found) {}
@@ -111,6 +188,8 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     SyncCollector(Syncs).TraverseStmt(const_cast<Stmt *>(Loop.Body));
     for (const CallExpr *Call : Syncs) {
       if (!Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true))
+        continue;
+      if (valueDecidesControlFlow(Call, Loop.Loop, Analysis.parents()))
         continue;
       std::string What;
       switch (classify(Call)) {

@@ -65,8 +65,7 @@ void while_and_do(Net &model, torch::optim::SGD *opt, torch::Tensor x) {
     opt->step();
     auto host = loss.detach().to(torch::Device(torch::kCPU));
     // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'to(kCPU)' on every iteration
-    if (loss.item<float>() < 1e-3f)
-      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' on every iteration
+    if (loss.item<float>() < 1e-3f) // the host branches on it: not flagged
       break;
   } while (--step > 0);
 }
@@ -156,4 +155,72 @@ void closure(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
       return loss;
     });
   }
+}
+
+// The host branches on the value on every iteration: the sync is the
+// algorithm's (early stopping, a loss-gated update, an assertion).
+void stop_criterion(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  float loss_value = 0;
+  while (true) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss_value = loss.item<float>();
+    loss.backward();
+    opt.step();
+    if (loss_value < 1e-3f)
+      break;
+  }
+}
+
+void kl_early_stop(Net &model, torch::optim::Adam &opt, torch::Tensor x, torch::Tensor old_logp) {
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    for (int i = 0; i < 32; ++i) {
+      auto logp = model(x);
+      auto kl = (old_logp - logp).mean().item().toFloat();
+      if (kl > 0.02f)
+        return;
+      opt.zero_grad();
+      logp.sum().backward();
+      opt.step();
+    }
+  }
+}
+
+void loss_gated_update(Net &model, torch::optim::Adam &opt, torch::Tensor x, float threshold) {
+  for (int i = 0; i < 100; ++i) {
+    auto loss = model(x).sum();
+    if (loss.item<float>() > threshold) {
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+  }
+}
+
+void loop_condition_reads_it(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  double current = 1.0;
+  do {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    current = loss.item<double>();
+  } while (current > 0.01);
+}
+
+// Accumulating for a later report is not a branch: still flagged.
+double accumulate_then_branch_on_counter(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  double running = 0;
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    running += loss.item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-7]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+    if (i % 10 == 9)
+      std::printf("%f\n", running / 10);
+  }
+  return running;
 }

@@ -4,11 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DataloaderDefaultsCheck.h"
+#include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
+#include "GradModeNotRestoredCheck.h"
 #include "MisplacedZeroGradCheck.h"
 #include "MissingZeroGradCheck.h"
+#include "ModuleToDeviceInLoopCheck.h"
 #include "OptimizerInLoopCheck.h"
 #include "SyncInLoopCheck.h"
+#include "UnneededRetainGraphCheck.h"
 #include "UnscaledAccumulatedLossCheck.h"
 
 #include "clang-tidy/ClangTidyModule.h"
@@ -19,11 +24,16 @@ namespace clang::tidy::torch_check {
 class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
+    Factories.registerCheck<EmptyCacheInLoopCheck>("torch-empty-cache-in-loop");
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
     Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");
     Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
+    Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
     Factories.registerCheck<OptimizerInLoopCheck>("torch-optimizer-in-loop");
     Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
+    Factories.registerCheck<UnneededRetainGraphCheck>("torch-unneeded-retain-graph");
     Factories.registerCheck<UnscaledAccumulatedLossCheck>("torch-unscaled-accumulated-loss");
   }
 };

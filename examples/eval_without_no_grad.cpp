@@ -2,6 +2,9 @@
 // The mistake: evaluate() runs its forward passes with autograd on, and sums
 // the loss tensors, so every batch's graph (and its activations) stays alive
 // until the function returns. torch-eval-without-no-grad finds it.
+// LIBTORCH_TIDY_ITERATION marks the evaluation loop's iterations for the
+// runtime companion (memory per iteration; see docs/runtime.md).
+#include <libtorch_tidy/probe.h>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -26,10 +29,10 @@ struct Batch {
   torch::Tensor data, target;
 };
 
-static std::vector<Batch> make_batches(int count, int size) {
+static std::vector<Batch> make_batches(int count, int size, torch::Device device) {
   std::vector<Batch> batches;
   for (int i = 0; i < count; ++i) {
-    auto data = torch::randn({size, 32});
+    auto data = torch::randn({size, 32}, device);
     auto target = (data.narrow(1, 0, 4).argmax(1)).to(torch::kLong);
     batches.push_back({data, target});
   }
@@ -39,13 +42,14 @@ static std::vector<Batch> make_batches(int count, int size) {
 // Mean loss and accuracy over the validation batches.
 static std::pair<double, double> evaluate(Classifier &model, const std::vector<Batch> &batches) {
   model->eval();
-  torch::Tensor total_loss = torch::zeros({});
+  torch::Tensor total_loss = torch::zeros({}, batches.front().data.device());
   int64_t correct = 0, seen = 0;
   for (const auto &batch : batches) {
     auto logits = model->forward(batch.data);
     total_loss += torch::nn::functional::cross_entropy(logits, batch.target);
     correct += logits.argmax(1).eq(batch.target).sum().item<int64_t>();
     seen += batch.target.size(0);
+    LIBTORCH_TIDY_ITERATION(total_loss);
   }
   return {total_loss.item<double>() / batches.size(), double(correct) / double(seen)};
 }
@@ -53,9 +57,11 @@ static std::pair<double, double> evaluate(Classifier &model, const std::vector<B
 int main(int argc, char **argv) {
   torch::manual_seed(0);
   const int epochs = argc > 1 ? std::atoi(argv[1]) : 3;
-  auto train = make_batches(20, 64);
-  auto valid = make_batches(40, 256);
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
+  auto train = make_batches(20, 64, device);
+  auto valid = make_batches(64, 128, device);
   Classifier model;
+  model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   for (int epoch = 0; epoch < epochs; ++epoch) {
     model->train();

@@ -30,3 +30,17 @@ PY
 for f in examples/*.cpp; do
   diff -u --label "a/$f" --label "b/$f" "$f" "$BUILD_DIR/demo/$f" || true
 done
+
+echo "== memory before/after the fixes (runtime companion: 50 iterations of each example's loop, CPU)"
+# Each example and its fixed copy (examples/fixed/: the fix-its shown above,
+# checked against clang-tidy --fix by the proof tests), built with the runtime.
+cmake --build "$BUILD_DIR" -j2 --target example_fixed_all >/dev/null
+pairs=()
+for f in examples/fixed/*.cpp; do
+  n=$(basename "$f" .cpp)
+  pairs+=(--pair "$n:$BUILD_DIR/examples/example_$n:$BUILD_DIR/examples/fixed/example_$n:none")
+done
+mkdir -p "$BUILD_DIR/demo/memory"
+CUDA_VISIBLE_DEVICES= python3 test/e2e/prove_fix.py --workdir "$BUILD_DIR/demo/memory" "${pairs[@]}"
+echo "(bytes/it: growth per iteration, Theil-Sen; nodes/it: autograd history growth; held: memory held between"
+echo " iterations; see docs/runtime.md)"

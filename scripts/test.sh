@@ -6,3 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"${CTEST_JOBS:-1}"
+# The runtime companion against LibTorch 2.x from the PyPI torch wheel (about
+# 2-3 minutes on 2 cores once the 540 MB wheel is cached in .whl/; see
+# docs/runtime.md). LIBTORCH_TIDY_SKIP_TORCH2=1 skips it.
+if [ "${LIBTORCH_TIDY_SKIP_TORCH2:-0}" != 1 ]; then
+  bash scripts/test-torch2.sh
+fi

@@ -34,6 +34,8 @@ def main():
     parser.add_argument("-config", "--config", default=None)
     parser.add_argument("-std", "--std", default="c++17")
     parser.add_argument("--no-fix", action="store_true")
+    parser.add_argument("--fix-notes", action="store_true",
+                        help="also apply fix-its attached to notes (clang-tidy --fix-notes)")
     parser.add_argument("input")
     parser.add_argument("check")
     parser.add_argument("temp")
@@ -63,6 +65,8 @@ def main():
     cmd = [args.clang_tidy, "--load", args.plugin, "--checks=-*," + args.check, "--quiet"]
     if not args.no_fix:
         cmd.append("--fix")
+        if args.fix_notes:
+            cmd.append("--fix-notes")
     if args.config is not None:
         cmd.append("--config=" + args.config)
     cmd += [temp, "--", "-std=" + args.std, "-isystem", args.mocks] + extra

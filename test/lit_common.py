@@ -35,6 +35,17 @@ def configure(config, lit_config, suffixes):
     config.substitutions.append(("%buildroot", q(config.build_root)))
     config.substitutions.append(("%torch_cxxflags", config.torch_cxxflags))
     config.substitutions.append(("%torch_ldflags", config.torch_ldflags))
+    # The runtime companion (runtime/), for programs that mark iterations with
+    # LIBTORCH_TIDY_ITERATION; feature "runtime" once its library is built.
+    runtime_libdir = os.path.join(config.build_root, "lib")
+    config.substitutions.append(("%runtime_cxxflags", "-I" + q(os.path.join(config.source_root, "runtime",
+                                                                              "include"))))
+    config.substitutions.append(("%runtime_ldflags", "-L%s -Wl,-rpath,%s -ltorch_tidy_runtime"
+                                 % (q(runtime_libdir), q(runtime_libdir))))
+    config.substitutions.append(("%prove_fix", " ".join([q(config.python), q(os.path.join(
+        test_dir, "e2e", "prove_fix.py"))])))
+    if os.path.exists(os.path.join(runtime_libdir, "libtorch_tidy_runtime.so")):
+        config.available_features.add("runtime")
     # One feature per registered check ("check-torch-foo"), for end-to-end tests
     # that need a check another part of the project provides.
     try:

@@ -258,4 +258,18 @@ bool isJitLoadCall(const CallExpr *Call) {
   return Call && isNamed(Call->getDirectCallee(), names::JitLoad);
 }
 
+bool isEmptyCacheCall(const CallExpr *Call) {
+  if (!Call || !calleeIs(Call, "emptyCache"))
+    return false;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  const DeclContext *DC = FD->getDeclContext();
+  if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+    DC = RD->getDeclContext();
+  return isNamed(dyn_cast<NamespaceDecl>(DC), names::CUDACachingAllocatorNamespace);
+}
+
+bool isMakeDataLoaderCall(const CallExpr *Call) {
+  return Call && isNamed(Call->getDirectCallee(), names::MakeDataLoader);
+}
+
 } // namespace clang::tidy::torch_check

@@ -40,6 +40,9 @@ inline constexpr llvm::StringLiteral AutogradGrad = "::torch::autograd::grad";
 inline constexpr llvm::StringLiteral EmptyCache = "::c10::cuda::CUDACachingAllocator::emptyCache";
 inline constexpr llvm::StringLiteral CudaSynchronize = "::torch::cuda::synchronize";
 inline constexpr llvm::StringLiteral MakeDataLoader = "::torch::data::make_data_loader";
+inline constexpr llvm::StringLiteral CUDACachingAllocatorNamespace =
+    "::c10::cuda::CUDACachingAllocator";
+inline constexpr llvm::StringLiteral DataLoaderOptions = "::torch::data::DataLoaderOptions";
 
 // Devices.
 inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
@@ -118,6 +121,12 @@ enum class SetGradEnabled { NotACall, Disables, Enables, Unknown };
 SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx);
 /// torch::jit::load(...).
 bool isJitLoadCall(const CallExpr *Call);
+/// c10::cuda::CUDACachingAllocator::emptyCache(...) (any overload, any
+/// namespace alias), and emptyCache() called on the allocator object of that
+/// namespace (CUDACachingAllocator::get()->emptyCache()).
+bool isEmptyCacheCall(const CallExpr *Call);
+/// torch::data::make_data_loader(...) (any overload).
+bool isMakeDataLoaderCall(const CallExpr *Call);
 
 /// An expression that names the CPU device: `torch::kCPU`, `c10::DeviceType::CPU`,
 /// `torch::Device(torch::kCPU)`, `"cpu"`.

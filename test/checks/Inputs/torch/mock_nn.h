@@ -378,8 +378,9 @@ public:
 template <typename Sampler = samplers::RandomSampler, typename Dataset>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>>
 make_data_loader(Dataset dataset, DataLoaderOptions options = DataLoaderOptions());
+// As in LibTorch, the overload with a sampler has no default options.
 template <typename Dataset, typename Sampler>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>>
-make_data_loader(Dataset dataset, Sampler sampler, DataLoaderOptions options = DataLoaderOptions());
+make_data_loader(Dataset dataset, Sampler sampler, DataLoaderOptions options);
 } // namespace data
 } // namespace torch

@@ -1,0 +1,31 @@
+//===--- GradModeNotRestoredCheck.h - libtorch-tidy -------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
+#define LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds GradMode::set_enabled(false) not undone on every path out of the
+/// function, or undone only when nothing throws.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-grad-mode-not-restored.md
+class GradModeNotRestoredCheck : public ClangTidyCheck {
+public:
+  GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  const bool CheckExceptionSafety;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H

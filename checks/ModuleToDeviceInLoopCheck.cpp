@@ -1,0 +1,123 @@
+//===--- ModuleToDeviceInLoopCheck.cpp - libtorch-tidy --------------------===//
+
+#include "ModuleToDeviceInLoopCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/CallFacts.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+class DeviceMoveCollector : public RecursiveASTVisitor<DeviceMoveCollector> {
+public:
+  llvm::SmallVector<const CXXMemberCallExpr *, 4> Calls;
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    llvm::StringRef Method = moduleMethodName(Call);
+    if (Method == "to" || Method == "cuda" || Method == "cpu")
+      Calls.push_back(Call);
+    return true;
+  }
+};
+
+/// The variable or member a module expression names when it is the same object
+/// on every iteration of \p Loop: a variable declared outside the loop and not
+/// assigned in it, a data member of 'this', or a member of such a variable.
+/// Null when the object may change between iterations (an element of a
+/// container, a loop variable, a call result).
+const ValueDecl *invariantObject(const Expr *E, const Stmt *Loop, const SourceManager &SM) {
+  E = stripHolderArrow(E);
+  if (!E)
+    return nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    return invariantObject(UO->getSubExpr(), Loop, SM);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD)
+      return nullptr;
+    // Declared in the loop (a loop variable or a local of its body): may be a
+    // different module on each iteration.
+    SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
+    if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(Loop->getBeginLoc()),
+                         SM.getExpansionLoc(Loop->getEndLoc())))
+      return nullptr;
+    if (isAssignedWithin(VD, Loop))
+      return nullptr;
+    return VD;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    if (isAssignedWithin(ME->getMemberDecl(), Loop))
+      return nullptr;
+    if (isa<CXXThisExpr>(Base) || invariantObject(Base, Loop, SM))
+      return ME->getMemberDecl();
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// True when \p S reads a variable declared in \p Loop or assigned there.
+bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+      SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
+      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(Loop->getBeginLoc()),
+                           SM.getExpansionLoc(Loop->getEndLoc())) ||
+          isAssignedWithin(VD, Loop))
+        return true;
+    }
+  for (const Stmt *Child : S->children())
+    if (variesInLoop(Child, Loop, SM))
+      return true;
+  return false;
+}
+} // namespace
+
+void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  DeviceMoveCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Collector.Calls.empty())
+    return;
+  ParentMap PM(const_cast<Stmt *>(Body));
+
+  for (const CXXMemberCallExpr *Call : Collector.Calls) {
+    const Stmt *Loop = enclosingLoop(Call, PM, Body);
+    if (!Loop)
+      continue;
+    const ValueDecl *Object = invariantObject(Call->getImplicitObjectArgument(), Loop, *Result.SourceManager);
+    // The target changes between iterations (one device after another): a
+    // deliberate move each time.
+    if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+          return variesInLoop(Arg, Loop, *Result.SourceManager);
+        }))
+      continue;
+    if (!Object)
+      continue;
+    diag(Call->getExprLoc(),
+         "module '%0' is moved with '%1' on every iteration of a loop: each call walks all its "
+         "parameters and buffers, and copies them whenever the device or type differs")
+        << Object->getName() << Call->getMethodDecl()->getName() << Call->getSourceRange();
+    diag(Loop->getBeginLoc(), "the loop is here; move the module once before it",
+         DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,429 @@
+//===--- UnneededRetainGraphCheck.cpp - libtorch-tidy ---------------------===//
+
+#include "UnneededRetainGraphCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/CallFacts.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+
+/// The positions of the arguments of a backward call.
+struct BackwardShape {
+  const Expr *Root = nullptr; ///< the tensor(s) the backward pass starts from
+  int Grad = -1;              ///< gradient / grad_tensors
+  int Retain = -1;            ///< retain_graph
+  int Create = -1;            ///< create_graph
+};
+
+BackwardShape backwardShape(const CallExpr *Call) {
+  BackwardShape Shape;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    Shape.Root = MC->getImplicitObjectArgument();
+    Shape.Grad = 0;
+    Shape.Retain = 1;
+    Shape.Create = 2;
+  } else if (isNamed(Call->getDirectCallee(), names::AutogradBackward) && Call->getNumArgs() >= 1) {
+    Shape.Root = Call->getArg(0);
+    Shape.Grad = 1;
+    Shape.Retain = 2;
+    Shape.Create = 3;
+  }
+  if (Shape.Create >= 0 && static_cast<unsigned>(Shape.Create) >= Call->getNumArgs())
+    Shape.Root = nullptr;
+  return Shape;
+}
+
+/// The value inside optional<bool>(...) conversions and temporaries.
+const Expr *unwrapScalar(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 && !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
+      E = Construct->getArg(0);
+      continue;
+    }
+    return E;
+  }
+}
+
+/// 1 for a constant true, 0 for a constant false, -1 otherwise.
+int constantBool(const Expr *Arg, const ASTContext &Ctx) {
+  const Expr *E = unwrapScalar(Arg);
+  if (E->isValueDependent() || !(E->getType()->isBooleanType() || E->getType()->isIntegerType()))
+    return -1;
+  bool Value = false;
+  if (!E->EvaluateAsBooleanCondition(Value, Ctx))
+    return -1;
+  return Value ? 1 : 0;
+}
+
+/// `{}`, `torch::Tensor()`, `variable_list{}`: an argument that spells the default.
+bool isEmptyValue(const Expr *Arg) {
+  const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0;
+  if (const auto *Init = dyn_cast<InitListExpr>(E))
+    return Init->getNumInits() == 0;
+  return false;
+}
+
+/// Tensors and values that may hold them.
+bool isTensorish(QualType T) { return mayHoldTensor(T); }
+
+/// What the function body tells about its variables and calls.
+struct Facts {
+  llvm::SmallVector<const CallExpr *, 4> Backwards;
+  /// Expressions a variable's value comes from: its initialiser, the right
+  /// sides of assignments to it, the arguments of in-place calls on it.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Sources;
+  /// Variables assigned or modified in place after their declaration.
+  llvm::SmallPtrSet<const VarDecl *, 8> Modified;
+  /// Range-for loop variables and the range they iterate.
+  llvm::DenseMap<const VarDecl *, const Expr *> RangeOf;
+  /// Calls of functions written by the user (not LibTorch, not system headers).
+  llvm::SmallVector<const CallExpr *, 8> UserCalls;
+};
+
+const VarDecl *referencedVar(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
+      return dyn_cast_or_null<VarDecl>(BD->getDecomposedDecl());
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  }
+  return nullptr;
+}
+
+class FactCollector : public RecursiveASTVisitor<FactCollector> {
+public:
+  FactCollector(Facts &F, const SourceManager &SM) : F(F), SM(SM) {}
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (const Expr *Init = VD->getInit())
+      F.Sources[VD].push_back(Init);
+    return true;
+  }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *RF) {
+    if (const VarDecl *VD = RF->getLoopVariable())
+      F.RangeOf[VD] = RF->getRangeInit();
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->isAssignmentOp())
+      noteModified(BO->getLHS(), BO->getRHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    if (UO->isIncrementDecrementOp())
+      noteModified(UO->getSubExpr(), nullptr);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isBackwardOrGradCall(Call))
+      F.Backwards.push_back(Call);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+      noteModified(Op->getArg(0), Op->getArg(1));
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl())
+        if (MD->getIdentifier() && MD->getName().ends_with("_") && !MD->isConst())
+          for (const Expr *Arg : Call->arguments())
+            noteModified(MC->getImplicitObjectArgument(), Arg);
+    if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+      if (!SM.isInSystemHeader(Callee->getLocation()) && !isInLibraryNamespace(Callee))
+        F.UserCalls.push_back(Call);
+      // A tensor passed by non-const reference may be reassigned by the callee
+      // (not a forward pass, nor a forwarding reference of a template).
+      const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+      const bool Forwards =
+          isForwardCall(Call) ||
+          (Pattern && llvm::any_of(Pattern->parameters(), [](const ParmVarDecl *P) {
+             return P->isParameterPack() || P->getType()->isRValueReferenceType();
+           }));
+      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+      for (unsigned I = Offset;
+           !Forwards && I < Call->getNumArgs() && I - Offset < Callee->getNumParams(); ++I) {
+        QualType T = Callee->getParamDecl(I - Offset)->getType();
+        if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified())
+          if (const VarDecl *VD = referencedVar(Call->getArg(I)))
+            F.Modified.insert(VD);
+      }
+    }
+    return true;
+  }
+
+private:
+  /// Every variable named in \p Target (a variable, std::tie(a, b), obj.member)
+  /// may get its value from \p Source.
+  void noteModified(const Expr *Target, const Expr *Source) {
+    llvm::SmallVector<const VarDecl *, 4> Targets;
+    if (const VarDecl *VD = referencedVar(Target))
+      Targets.push_back(VD);
+    else
+      collectVars(Target, Targets);
+    for (const VarDecl *VD : Targets) {
+      F.Modified.insert(VD);
+      if (Source)
+        F.Sources[VD].push_back(Source);
+    }
+  }
+  static void collectVars(const Stmt *S, llvm::SmallVectorImpl<const VarDecl *> &Out) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const VarDecl *VD = referencedVar(E)) {
+        Out.push_back(VD);
+        return;
+      }
+    for (const Stmt *Child : S->children())
+      collectVars(Child, Out);
+  }
+  Facts &F;
+  const SourceManager &SM;
+};
+
+/// Collects the variables an expression reads and whether it reads something
+/// whose graph may come from outside the current iteration.
+class ClosureWalker : public RecursiveASTVisitor<ClosureWalker> {
+public:
+  llvm::SmallVector<const VarDecl *, 8> Vars;
+  bool ReadsThisTensor = false; ///< a tensor member, or a tensor from a method of this
+  bool CallsForward = false;
+  bool CallsUser = false;
+  const Facts *F = nullptr;
+
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (const VarDecl *VD = referencedVar(DRE))
+      Vars.push_back(VD);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) && isTensorish(ME->getType()) &&
+        !isa<CXXMethodDecl>(ME->getMemberDecl()))
+      ReadsThisTensor = true;
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isForwardCall(Call))
+      CallsForward = true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
+          isTensorish(Call->getType()))
+        ReadsThisTensor = true;
+    if (F && llvm::is_contained(F->UserCalls, Call))
+      CallsUser = true;
+    return true;
+  }
+};
+
+} // namespace
+
+void UnneededRetainGraphCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  const ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+
+  Facts F;
+  FactCollector(F, SM).TraverseStmt(const_cast<Stmt *>(Body));
+  if (F.Backwards.empty())
+    return;
+  ParentMap PM(const_cast<Stmt *>(Body));
+
+  auto Before = [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getBeginLoc()),
+                                        SM.getExpansionLoc(B->getBeginLoc()));
+  };
+  auto Within = [&](SourceLocation Loc, const Stmt *Scope) {
+    Loc = SM.getExpansionLoc(Loc);
+    return SM.isPointWithin(Loc, SM.getExpansionLoc(Scope->getBeginLoc()),
+                            SM.getExpansionLoc(Scope->getEndLoc()));
+  };
+  auto InLambda = [&](const Stmt *S) { return enclosingCodeBody(S, PM, Body) != Body; };
+
+  for (const CallExpr *Call : F.Backwards) {
+    BackwardShape Shape = backwardShape(Call);
+    if (!Shape.Root)
+      continue;
+    const Expr *RetainArg = Call->getArg(Shape.Retain);
+    if (isa<CXXDefaultArgExpr>(RetainArg) || constantBool(RetainArg, Ctx) != 1)
+      continue;
+    const Expr *CreateArg = Call->getArg(Shape.Create);
+    const bool CreateWritten = !isa<CXXDefaultArgExpr>(CreateArg);
+    if (CreateWritten && constantBool(CreateArg, Ctx) != 0)
+      continue;
+
+    // Another backward pass that may reach the same graph: later in the
+    // function, anywhere in a loop around this one, or in a lambda.
+    const bool CallInLambda = InLambda(Call);
+    bool OtherBackward = false;
+    for (const CallExpr *Other : F.Backwards) {
+      if (Other == Call)
+        continue;
+      if (CallInLambda || InLambda(Other) || Before(Call, Other)) {
+        OtherBackward = true;
+        break;
+      }
+      for (const Stmt *L = enclosingLoop(Call, PM, Body); L; L = enclosingLoop(L, PM, Body))
+        if (isDescendant(Other, L, PM)) {
+          OtherBackward = true;
+          break;
+        }
+      if (OtherBackward)
+        break;
+    }
+    if (OtherBackward)
+      continue;
+
+    // The graph must be built in the current iteration (or call): every tensor
+    // the root is computed from is declared in that scope, or declared outside
+    // it from LibTorch factories and never modified.
+    const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
+    const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
+    const Stmt *Scope = Loop ? Loop : CodeBody;
+    llvm::SmallPtrSet<const VarDecl *, 16> Seen;
+    llvm::SmallPtrSet<const VarDecl *, 16> Tensors; // the tensors the root comes from
+    llvm::SmallVector<const Expr *, 16> Work{Shape.Root};
+    bool Outside = false;
+    while (!Work.empty() && !Outside) {
+      const Expr *E = Work.pop_back_val();
+      ClosureWalker W;
+      W.F = &F;
+      W.TraverseStmt(const_cast<Expr *>(E));
+      if (W.ReadsThisTensor) {
+        Outside = true;
+        break;
+      }
+      for (const VarDecl *VD : W.Vars) {
+        if (!Seen.insert(VD).second)
+          continue;
+        if (!isTensorish(VD->getType()) && !F.RangeOf.count(VD))
+          continue;
+        Tensors.insert(VD);
+        const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
+        // Declared anew on every iteration: in the loop body, or the variable of
+        // a range-for (not the init statement of a for loop, which runs once).
+        const auto *RF = dyn_cast_or_null<CXXForRangeStmt>(Loop);
+        const bool PerIteration =
+            Loop ? Within(VD->getLocation(), loopBody(Loop)) || (RF && RF->getLoopVariable() == VD)
+                 : Within(VD->getLocation(), Scope);
+        if (Local && PerIteration) {
+          if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
+            if (It->second)
+              Work.push_back(It->second);
+            continue;
+          }
+          if (auto It = F.Sources.find(VD); It != F.Sources.end())
+            for (const Expr *Src : It->second)
+              Work.push_back(Src);
+          continue;
+        }
+        // Declared outside: only a tensor made fresh by a factory and never
+        // modified carries no graph of its own.
+        if (!Local || F.Modified.contains(VD) || F.RangeOf.count(VD) || !VD->getInit()) {
+          Outside = true;
+          break;
+        }
+        ClosureWalker Init;
+        Init.F = &F;
+        Init.TraverseStmt(const_cast<Expr *>(VD->getInit()));
+        if (Init.ReadsThisTensor || Init.CallsForward || Init.CallsUser ||
+            llvm::any_of(Init.Vars, [](const VarDecl *V) { return isTensorish(V->getType()); })) {
+          Outside = true;
+          break;
+        }
+      }
+    }
+    if (Outside)
+      continue;
+
+    // A later call of the user's code that gets one of these tensors may run a
+    // backward pass of its own.
+    bool HandedOn = false;
+    for (const CallExpr *User : F.UserCalls) {
+      if (User == Call || !Before(Call, User))
+        continue;
+      ClosureWalker Args;
+      for (const Expr *Arg : User->arguments())
+        Args.TraverseStmt(const_cast<Expr *>(Arg));
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(User))
+        Args.TraverseStmt(MC->getImplicitObjectArgument());
+      if (llvm::any_of(Args.Vars, [&](const VarDecl *V) { return Tensors.contains(V); })) {
+        HandedOn = true;
+        break;
+      }
+    }
+    if (HandedOn)
+      continue;
+
+    auto D = diag(RetainArg->getBeginLoc(),
+                  "'retain_graph' is true but no later backward pass in this %select{function|"
+                  "loop iteration}0 can reach the graph: the whole graph and its saved tensors "
+                  "stay in memory until the root tensor dies")
+             << (Loop != nullptr) << RetainArg->getSourceRange();
+
+    // The fix-it: drop the argument (and an empty gradient before it), or, when
+    // create_graph is written after it, spell it 'false'.
+    auto FileRange = [&](SourceLocation B, SourceLocation E) {
+      return Lexer::makeFileCharRange(CharSourceRange::getCharRange(B, E), SM, getLangOpts());
+    };
+    auto EndOf = [&](const Expr *E) {
+      return Lexer::getLocForEndOfToken(E->getEndLoc(), 0, SM, getLangOpts());
+    };
+    if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID() ||
+        RetainArg->getBeginLoc().isMacroID())
+      continue;
+    if (CreateWritten) {
+      CharSourceRange R = FileRange(RetainArg->getBeginLoc(), EndOf(RetainArg));
+      if (R.isValid())
+        D << FixItHint::CreateReplacement(R, "false");
+      continue;
+    }
+    const Expr *GradArg = Call->getArg(Shape.Grad);
+    CharSourceRange R;
+    if (!isa<CXXDefaultArgExpr>(GradArg) && !isEmptyValue(GradArg))
+      R = FileRange(EndOf(GradArg), EndOf(RetainArg));
+    else if (Shape.Grad == 0) {
+      // Everything between the parentheses of t.backward(...), comments too.
+      SourceLocation AfterParen;
+      if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+        AfterParen = Lexer::findLocationAfterToken(ME->getMemberLoc(), tok::l_paren, SM,
+                                                   getLangOpts(), false);
+      R = FileRange(AfterParen.isValid() ? AfterParen : GradArg->getBeginLoc(), EndOf(RetainArg));
+    }
+    else
+      R = FileRange(EndOf(Call->getArg(Shape.Grad - 1)), EndOf(RetainArg));
+    if (R.isValid())
+      D << FixItHint::CreateRemoval(R);
+  }
+}
+
+} // namespace clang::tidy::torch_check

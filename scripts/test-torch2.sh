@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Builds and tests the runtime companion against LibTorch 2.x from the PyPI
+# `torch` wheel (built with CUDA), next to Debian's LibTorch 1.13 used by the
+# main build. Plain compiler commands, no CMake package: the wheel's
+# TorchConfig.cmake insists on a CUDA toolkit (nvcc), which a CPU machine need
+# not have. The runtime and its GoogleTest link libtorch_cpu and libc10 only;
+# those still need libcudart.so.13 and libcupti.so.13 (NEEDED entries of
+# libtorch_cpu), taken from a CUDA toolkit when present (CUDA_HOME,
+# /usr/local/cuda) or from the nvidia-cuda-runtime / nvidia-cuda-cupti wheels.
+# With a toolkit, the CUDA statistics code is compiled too (not run: no GPU).
+#   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WHL_DIR=${WHL_DIR:-.whl}
+BUILD_DIR=${BUILD_DIR:-build-torch2}
+JOBS=${JOBS:-2}
+TORCH_SPEC=${TORCH_SPEC:-torch}
+PIP=(python3 -m pip)
+if ! "${PIP[@]}" --version >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+  else
+    echo "test-torch2: needs pip (python3 -m pip) to download the torch wheel" >&2
+    exit 2
+  fi
+fi
+# unzip MEMBER-PREFIXES of a wheel into a directory (python3, no unzip needed);
+# with --flat, file names only.
+extract() {
+  python3 - "$@" <<'PY'
+import os, sys, zipfile
+flat = sys.argv[1] == "--flat"
+args = sys.argv[2:] if flat else sys.argv[1:]
+whl, dest, prefixes = args[0], args[1], args[2:]
+with zipfile.ZipFile(whl) as z:
+    for name in z.namelist():
+        base = os.path.basename(name)
+        if flat:
+            if any(base.startswith(p) for p in prefixes):
+                with open(os.path.join(dest, base), "wb") as f:
+                    f.write(z.read(name))
+        elif any(name.startswith(p) for p in prefixes):
+            z.extract(name, dest)
+PY
+}
+start=$SECONDS
+mkdir -p "$WHL_DIR" "$BUILD_DIR/obj"
+
+whl=$(ls "$WHL_DIR"/torch-*.whl 2>/dev/null | sort -V | tail -1 || true)
+if [ -z "$whl" ]; then
+  echo "test-torch2: downloading $TORCH_SPEC from PyPI (about 540 MB)"
+  "${PIP[@]}" download --quiet --no-deps -d "$WHL_DIR" "$TORCH_SPEC"
+  whl=$(ls "$WHL_DIR"/torch-*.whl | sort -V | tail -1)
+fi
+root="$WHL_DIR/$(basename "$whl" .whl)"
+if [ ! -d "$root/torch/lib" ]; then
+  extract "$whl" "$root" torch/include/ torch/lib/ torch/version.py
+fi
+TORCH="$root/torch"
+version=$(sed -n "s/^__version__ = '\(.*\)'/\1/p" "$TORCH/version.py")
+echo "test-torch2: LibTorch $version from $(basename "$whl")"
+
+# libcudart / libcupti for the loader.
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+cudalibs=""
+for d in "$cuda_home/lib64" "$cuda_home/lib" "$cuda_home/targets/x86_64-linux/lib"; do
+  if [ -e "$d/libcudart.so.13" ] && [ -e "$d/libcupti.so.13" ]; then cudalibs=$d; break; fi
+done
+if [ -z "$cudalibs" ]; then
+  cudalibs="$WHL_DIR/cuda-libs"
+  if [ ! -e "$cudalibs/libcupti.so.13" ]; then
+    echo "test-torch2: no CUDA toolkit: fetching libcudart and libcupti wheels"
+    mkdir -p "$WHL_DIR/cuda-whl" "$cudalibs"
+    "${PIP[@]}" download --quiet --no-deps -d "$WHL_DIR/cuda-whl" "nvidia-cuda-runtime==13.*" "nvidia-cuda-cupti==13.*"
+    for w in "$WHL_DIR"/cuda-whl/*.whl; do
+      extract --flat "$w" "$cudalibs" libcudart.so libcupti.so
+    done
+  fi
+fi
+
+# The wheel's C++ ABI: new (1) when libc10 exports std::__cxx11 symbols.
+abi=0
+if nm -D --defined-only "$TORCH/lib/libc10.so" | grep '__cxx11' >/dev/null; then abi=1; fi  # no grep -q: SIGPIPE under pipefail
+CXX=${CXX:-c++}
+# Recent LibTorch 2.x headers need C++20 (operator<=>, std::bit_width); older ones accept it.
+CXXFLAGS=(-std=c++20 -O2 -fPIC -D_GLIBCXX_USE_CXX11_ABI="$abi"
+          -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include" -Iruntime/include)
+LIBS=(-L"$TORCH/lib" -Wl,-rpath,"$TORCH/lib" -L"$cudalibs" -Wl,-rpath,"$cudalibs"
+      -Wl,--no-as-needed -ltorch_cpu -lc10 -Wl,--as-needed -lpthread)
+
+with_cuda=0
+if [ -e "$cuda_home/include/cuda_runtime_api.h" ]; then with_cuda=1; fi
+
+# Objects in parallel (JOBS at a time).
+objs=()
+pids=()
+for src in runtime/src/*.cpp; do
+  obj="$BUILD_DIR/obj/$(basename "$src" .cpp).o"
+  objs+=("$obj")
+  extra=()
+  if [ "$(basename "$src")" = cuda_stats.cpp ] && [ $with_cuda = 1 ]; then
+    extra=(-DLIBTORCH_TIDY_WITH_CUDA=1 -isystem "$cuda_home/include")
+  fi
+  "$CXX" "${CXXFLAGS[@]}" "${extra[@]}" -c "$src" -o "$obj" &
+  pids+=($!)
+  if ((${#pids[@]} >= JOBS)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+# The CUDA statistics code is compiled (when a toolkit is there) but linked
+# into a separate object check only: linking it needs libtorch_cuda and all of
+# the nvidia-* libraries behind it.
+if [ $with_cuda = 1 ]; then
+  echo "test-torch2: CUDA statistics code compiles against $version"
+  "$CXX" "${CXXFLAGS[@]}" -DLIBTORCH_TIDY_WITH_CUDA=0 -c runtime/src/cuda_stats.cpp -o "$BUILD_DIR/obj/cuda_stats.o"
+fi
+"$CXX" -shared -o "$BUILD_DIR/libtorch_tidy_runtime.so" "${objs[@]}" "${LIBS[@]}"
+
+RT=(-L"$BUILD_DIR" -Wl,-rpath,"$(cd "$BUILD_DIR" && pwd)" -ltorch_tidy_runtime)
+"$CXX" "${CXXFLAGS[@]}" test/runtime/runtime_test.cpp -o "$BUILD_DIR/runtime_tests" "${RT[@]}" "${LIBS[@]}" \
+  -lgtest -lgtest_main &
+p1=$!
+"$CXX" "${CXXFLAGS[@]}" test/runtime/probe_test.cpp -o "$BUILD_DIR/runtime_probe_tests" "${RT[@]}" "${LIBS[@]}" \
+  -lgtest -lgtest_main
+wait $p1
+echo "test-torch2: built in $((SECONDS - start)) s"
+"$BUILD_DIR/runtime_tests" --gtest_brief=1
+"$BUILD_DIR/runtime_probe_tests" --gtest_brief=1
+echo "test-torch2: runtime tests pass against LibTorch $version ($((SECONDS - start)) s)"

@@ -49,11 +49,46 @@ SyncKind classify(const CallExpr *Call) {
   return SyncKind::None;
 }
 
+/// \p T is a DataLoader batch: `torch::data::Example<...>` or a container of
+/// them (`std::vector<Example<>>` for a dataset without a Stack transform).
+bool isDataLoaderBatchType(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (isNamed(RD, names::DataExample))
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Spec->getTemplateArgs().size() == 0 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  const auto *Elem = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  return Elem && isNamed(Elem, names::DataExample);
+}
+
+/// A field of a DataLoader batch (`batch.data`, `batch[0].target`): the loader
+/// assembles batches on the host, so the tensor is on the CPU until the loop
+/// moves it (a dataset that creates CUDA tensors in get() is not seen).
+bool isLoaderBatchField(const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(E);
+  if (!ME)
+    return false;
+  const Expr *Base = ME->getBase()->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(Base);
+      Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() > 0)
+    Base = Sub->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return VD && isDataLoaderBatchType(VD->getType());
+}
+
 /// The tensor is already on the CPU: it comes from `.cpu()` / `.to(kCPU)`,
-/// directly or through a variable initialised that way.
+/// directly or through a variable initialised that way, or it is a field of a
+/// DataLoader batch.
 bool alreadyOnCpu(const Expr *Object) {
   for (unsigned Depth = 0; Object && Depth < 16; ++Depth) {
     Object = Object->IgnoreImplicit()->IgnoreParens();
+    if (isLoaderBatchField(Object))
+      return true;
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Object)) {
       const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
       if (!VD || !VD->getInit())
@@ -72,8 +107,10 @@ bool alreadyOnCpu(const Expr *Object) {
     SyncKind K = classify(Call);
     if (K == SyncKind::Cpu || K == SyncKind::ToCpu)
       return true;
-    if (tensorMethod(Call).empty())
-      return false;
+    llvm::StringRef Method = tensorMethod(Call);
+    if (Method.empty() || Method == "to" || Method == "cuda")
+      return false; // a move to a device that is not known to be the CPU
+
     Object = Call->getImplicitObjectArgument();
   }
   return false;

@@ -224,3 +224,31 @@ double accumulate_then_branch_on_counter(Net &model, torch::optim::SGD &opt, tor
   }
   return running;
 }
+
+// DataLoader batches are assembled on the host: moving their fields to the
+// CPU does not wait for the device.
+void batch_to_cpu(Net &model, Loader &loader, torch::optim::SGD &opt) {
+  for (auto &batch : loader) {
+    auto inputs = batch[0].data.to(torch::Device(torch::kCPU));
+    auto labels = batch[0].target.cpu();
+    opt.zero_grad();
+    auto loss = torch::nll_loss(model(inputs), labels);
+    loss.backward();
+    opt.step();
+  }
+}
+
+// Once moved to a device, a batch tensor may live on the GPU: still flagged.
+void batch_to_device_then_host(Net &model, Loader &loader, torch::optim::SGD &opt,
+                               torch::Device device) {
+  for (auto &batch : loader) {
+    auto target = batch[0].target.to(device);
+    opt.zero_grad();
+    auto out = model(batch[0].data.to(device));
+    torch::nll_loss(out, target).backward();
+    opt.step();
+    auto host = target.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'cpu()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+  }
+}

@@ -4,10 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AccumulatedHistoryCheck.h"
+#include "CarriedHistoryCheck.h"
 #include "DataloaderDefaultsCheck.h"
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
 #include "GradModeNotRestoredCheck.h"
+#include "HistoryInContainerCheck.h"
 #include "MisplacedZeroGradCheck.h"
 #include "MissingZeroGradCheck.h"
 #include "ModuleToDeviceInLoopCheck.h"
@@ -24,10 +27,13 @@ namespace clang::tidy::torch_check {
 class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<AccumulatedHistoryCheck>("torch-accumulated-history");
+    Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
     Factories.registerCheck<EmptyCacheInLoopCheck>("torch-empty-cache-in-loop");
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
+    Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
     Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");
     Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
     Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");

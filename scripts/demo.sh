@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and builds libtorch-tidy, runs the torch- checks on the bundled
-# examples, shows the findings and the fixed code.
+# examples, shows the findings and the fixed code, the memory before/after the
+# fixes (runtime companion), and ends with libtorch-tidy verify on one example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -44,3 +45,8 @@ mkdir -p "$BUILD_DIR/demo/memory"
 CUDA_VISIBLE_DEVICES= python3 test/e2e/prove_fix.py --workdir "$BUILD_DIR/demo/memory" "${pairs[@]}"
 echo "(bytes/it: growth per iteration, Theil-Sen; nodes/it: autograd history growth; held: memory held between"
 echo " iterations; see docs/runtime.md)"
+
+echo "== libtorch-tidy verify: the fix proven on a bundled program (fix a copy, instrument, build, run both)"
+"$DRIVER" verify examples/eval_without_no_grad.cpp -p "$BUILD_DIR" --iterations 60 \
+  --json "$BUILD_DIR/demo/verify.json" --plot "$BUILD_DIR/demo/verify.svg" || true
+echo "(memory per iteration before and after the fix: $BUILD_DIR/demo/verify.svg; see docs/verify.md)"

@@ -272,4 +272,86 @@ bool isMakeDataLoaderCall(const CallExpr *Call) {
   return Call && isNamed(Call->getDirectCallee(), names::MakeDataLoader);
 }
 
+static bool calleeInLibrary(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD)
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return isInLibraryNamespace(MD->getParent()) || isInLibraryNamespace(MD);
+  return isInLibraryNamespace(FD);
+}
+
+bool isLossFunctionCall(const CallExpr *Call) {
+  if (!Call || isa<CXXMemberCallExpr>(Call) || !calleeInLibrary(Call))
+    return false;
+  const IdentifierInfo *II = Call->getDirectCallee()->getIdentifier();
+  if (!II)
+    return false;
+  llvm::StringRef Name = II->getName();
+  return Name.ends_with("_loss") || Name.starts_with("nll_loss") ||
+         Name.starts_with("binary_cross_entropy") || Name == "cross_entropy" ||
+         Name == "kl_div";
+}
+
+bool isNoGradientCall(const CallExpr *Call) {
+  if (!Call || !calleeInLibrary(Call))
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    switch (Op->getOperator()) {
+    case OO_EqualEqual:
+    case OO_ExclaimEqual:
+    case OO_Less:
+    case OO_Greater:
+    case OO_LessEqual:
+    case OO_GreaterEqual:
+    case OO_AmpAmp:
+    case OO_PipePipe:
+    case OO_Exclaim:
+      return true;
+    default:
+      return false;
+    }
+  }
+  const IdentifierInfo *II = Call->getDirectCallee()->getIdentifier();
+  if (!II)
+    return false;
+  static constexpr llvm::StringLiteral NoGradient[] = {
+      "argmax", "argmin", "eq", "ne", "lt", "gt", "le", "ge", "less", "greater", "less_equal",
+      "greater_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_not",
+      "logical_xor", "isnan", "isinf", "isfinite", "signbit", "zeros_like", "ones_like",
+      "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "grad", "data",
+      "nonzero", "bincount", "histc", "argsort", "all", "any"};
+  return llvm::is_contained(NoGradient, II->getName());
+}
+
+bool isIntegralScalarTypeExpr(const Expr *E) {
+  for (int Depth = 0; E && Depth < 4; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() != 1)
+        return false;
+      E = Construct->getArg(0);
+      continue;
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    if (!DRE)
+      return false;
+    if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {
+      const auto *Enum = dyn_cast<EnumDecl>(EC->getDeclContext());
+      if (!Enum || !Enum->getIdentifier() || Enum->getName() != "ScalarType" ||
+          !isInLibraryNamespace(Enum))
+        return false;
+      static constexpr llvm::StringLiteral Integral[] = {
+          "Byte", "Char", "Short", "Int", "Long", "Bool", "QInt8", "QUInt8", "QInt32",
+          "QUInt4x2", "QUInt2x4", "UInt16", "UInt32", "UInt64"};
+      return llvm::is_contained(Integral, EC->getName());
+    }
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || !VD->getType().isConstQualified() || !isInLibraryNamespace(VD))
+      return false;
+    E = VD->getInit();
+  }
+  return false;
+}
+
 } // namespace clang::tidy::torch_check

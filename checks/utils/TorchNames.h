@@ -134,6 +134,18 @@ bool isMakeDataLoaderCall(const CallExpr *Call);
 /// `torch::Device(torch::kCPU)`, `"cpu"`.
 bool isCPUDeviceExpr(const Expr *E);
 
+/// A LibTorch loss function: torch::nn::functional::*_loss, cross_entropy,
+/// binary_cross_entropy(_with_logits), kl_div, and at::/torch:: *_loss,
+/// nll_loss*, binary_cross_entropy*, kl_div. (Loss modules are forward calls.)
+bool isLossFunctionCall(const CallExpr *Call);
+/// A LibTorch operation whose result has no gradient: argmax/argmin,
+/// comparisons (eq, ne, lt, gt, le, ge and their operators), logical ops,
+/// isnan/isinf, the *_like factories, Tensor::grad(), Tensor::data() (graph-free).
+bool isNoGradientCall(const CallExpr *Call);
+/// An expression naming an integral or bool ScalarType (torch::kLong,
+/// at::ScalarType::Bool, ...): tensors of those types never have gradients.
+bool isIntegralScalarTypeExpr(const Expr *E);
+
 /// Strip parens, implicit casts, temporaries and the operator-> of a holder.
 const Expr *stripHolderArrow(const Expr *E);
 

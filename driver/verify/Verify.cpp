@@ -531,19 +531,36 @@ int runImpl(const Toolchain &TC) {
     Outcomes.push_back(std::move(O));
   }
 
-  llvm::outs() << llvm::formatv("{0,-28} {1,-16} {2,-22} {3,12} {4,12} {5,11} {6,11} {7,15}  {8}\n",
-                                "check", "location", "loop", "before/iter", "after/iter",
-                                "peak before", "peak after", "history nodes", "verdict");
+  // The table: one row per finding, columns as wide as their contents.
+  std::vector<std::vector<std::string>> Rows = {{"check", "location", "loop", "before/iter",
+                                                 "after/iter", "peak before", "peak after",
+                                                 "history nodes/iter", "verdict"}};
   for (const Outcome &O : Outcomes)
-    llvm::outs() << llvm::formatv(
-        "{0,-28} {1,-16} {2,-22} {3,12} {4,12} {5,11} {6,11} {7,15}  {8}\n", O.F.Check,
-        Name + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
-        humanBytes(O.Before.Bytes.Slope), humanBytes(O.After.Bytes.Slope),
-        humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
-        O.Before.History.Measured || O.After.History.Measured
-            ? llvm::formatv("{0:F1} -> {1:F1}", O.Before.History.Slope, O.After.History.Slope).str()
-            : std::string("-"),
-        O.Verdict);
+    Rows.push_back(
+        {O.F.Check, Name + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
+         humanBytes(O.Before.Bytes.Slope), humanBytes(O.After.Bytes.Slope),
+         humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
+         O.Before.History.Measured || O.After.History.Measured
+             ? llvm::formatv("{0:F1} -> {1:F1}", O.Before.History.Slope, O.After.History.Slope).str()
+             : std::string("-"),
+         O.Verdict});
+  std::vector<size_t> Widths(Rows.front().size(), 0);
+  for (const auto &Row : Rows)
+    for (size_t C = 0; C < Row.size(); ++C)
+      Widths[C] = std::max(Widths[C], Row[C].size());
+  for (const auto &Row : Rows) {
+    for (size_t C = 0; C < Row.size(); ++C) {
+      bool Numeric = C >= 3 && C <= 7;
+      size_t Pad = Widths[C] - Row[C].size();
+      if (Numeric)
+        llvm::outs().indent(Pad) << Row[C];
+      else
+        llvm::outs() << Row[C] << (C + 1 < Row.size() ? std::string(Pad, ' ') : "");
+      if (C + 1 < Row.size())
+        llvm::outs() << "  ";
+    }
+    llvm::outs() << "\n";
+  }
 
   if (!JsonOut.empty()) {
     llvm::json::Array Items;

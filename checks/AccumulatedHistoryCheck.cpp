@@ -1,0 +1,160 @@
+//===--- AccumulatedHistoryCheck.cpp - libtorch-tidy ----------------------===//
+
+#include "AccumulatedHistoryCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/History.h"
+#include "utils/LoopVariables.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+
+/// `acc += e`, `acc -= e`, `acc = acc + e`, `acc = e + acc`, `acc = acc - e`,
+/// `acc.add_(e)`, `acc.sub_(e)` on a tensor `acc`.
+struct Accumulation {
+  const Expr *Stmt;  ///< the whole accumulation
+  const Expr *Acc;   ///< the accumulator as written
+  const Expr *Value; ///< what is added
+};
+
+const Expr *bare(const Expr *E) { return E ? E->IgnoreImplicit()->IgnoreParens() : nullptr; }
+
+class AccumulationCollector : public RecursiveASTVisitor<AccumulationCollector> {
+public:
+  llvm::SmallVector<Accumulation, 8> Found;
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->getNumArgs() != 2 || !isTensorType(Op->getArg(0)->getType()))
+      return true;
+    const Expr *LHS = Op->getArg(0);
+    switch (Op->getOperator()) {
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+      Found.push_back({Op, LHS, Op->getArg(1)});
+      return true;
+    case OO_Equal:
+      break;
+    default:
+      return true;
+    }
+    const ValueDecl *Target = storageOf(LHS);
+    const auto *Sum = dyn_cast_or_null<CXXOperatorCallExpr>(bare(Op->getArg(1)));
+    if (!Target || !Sum || Sum->getNumArgs() != 2 ||
+        (Sum->getOperator() != OO_Plus && Sum->getOperator() != OO_Minus))
+      return true;
+    auto IsTarget = [&](const Expr *E) {
+      const Expr *B = bare(E);
+      return isa<DeclRefExpr, MemberExpr>(B) && storageOf(B) == Target;
+    };
+    if (IsTarget(Sum->getArg(0)))
+      Found.push_back({Op, LHS, Sum->getArg(1)});
+    else if (Sum->getOperator() == OO_Plus && IsTarget(Sum->getArg(1)))
+      Found.push_back({Op, LHS, Sum->getArg(0)});
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || MC->getNumArgs() < 1 ||
+        (MD->getName() != "add_" && MD->getName() != "sub_") ||
+        !isTensorType(MC->getImplicitObjectArgument()->getType()) ||
+        !isTensorType(MC->getArg(0)->getType()))
+      return true;
+    Found.push_back({MC, MC->getImplicitObjectArgument(), MC->getArg(0)});
+    return true;
+  }
+};
+
+/// A module's forward(): residual sums build the graph on purpose.
+bool isModuleForward(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return MD && MD->getIdentifier() && MD->getName() == "forward" && isModuleClass(MD->getParent());
+}
+
+} // namespace
+
+void AccumulatedHistoryCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  Sites.collect(Body, *Result.Context);
+  if (isModuleForward(FD))
+    return;
+  AccumulationCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Collector.Found.empty())
+    return;
+
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  HistoryAnalysis History(Body, Ctx, Functions);
+  const ParentMap &PM = History.parentMap();
+
+  for (const Accumulation &A : Collector.Found) {
+    const Stmt *Loop = enclosingLoop(A.Stmt, PM, Body);
+    const ValueDecl *Acc = storageOf(A.Acc);
+    if (!Loop || !Acc || !outlivesIteration(Acc, Loop, SM) || History.isGuarded(A.Stmt))
+      continue;
+    const Expr *Source = History.historySource(A.Value);
+    if (!Source)
+      continue;
+    // A total built on purpose: it is back-propagated here, in another member
+    // function of the class, or handed to the caller.
+    if (History.flowsIntoBackward(Acc) || History.flowsIntoReturn(Acc) || isOutParameter(Acc))
+      continue;
+    if (const auto *Field = dyn_cast<FieldDecl>(Acc);
+        Field && Functions.memberFlowsIntoBackward(Field, Ctx))
+      continue;
+
+    SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? A.Stmt->getBeginLoc()
+                                                           : A.Stmt->getExprLoc();
+    SourceRange Range = A.Value->getSourceRange();
+    auto Fixes = appendDetachFixIts(A.Value, Ctx);
+    SourceLocation DeclLoc;
+    if (!isa<FieldDecl>(Acc) && !cast<VarDecl>(Acc)->hasGlobalStorage() && !isa<ParmVarDecl>(Acc))
+      DeclLoc = Acc->getLocation();
+    SourceLocation SourceLoc;
+    if (Source != A.Value->IgnoreImplicit())
+      SourceLoc = Source->getExprLoc();
+    std::string Name = Acc->getName().str();
+    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+      {
+        auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
+                           "of every iteration stays alive as long as '%0' does; accumulate a "
+                           "detached value")
+                 << Name << Range;
+        for (const FixItHint &Fix : Fixes)
+          D << Fix;
+      }
+      if (DeclLoc.isValid())
+        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
+      if (SourceLoc.isValid())
+        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+    }});
+  }
+}
+
+void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
+  for (const auto &[FD, Emit] : Deferred)
+    if (!Sites.allCallsGuarded(FD))
+      Emit();
+  Deferred.clear();
+  Sites.clear();
+  Functions.clear();
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,40 @@
+//===--- AccumulatedHistoryCheck.h - libtorch-tidy --------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
+#define LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
+
+#include "utils/History.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include <functional>
+#include <vector>
+
+namespace clang::tidy::torch_check {
+
+/// Finds tensors that outlive a loop and accumulate, iteration after
+/// iteration, values that carry autograd history (`total_loss += loss`).
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-accumulated-history.md
+class AccumulatedHistoryCheck : public ClangTidyCheck {
+public:
+  AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  HistoryFunctions Functions;
+  CallSiteGuards Sites;
+  /// Findings wait for the end of the TU: a function whose every call site is
+  /// guarded computes no history.
+  std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Deferred;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H

@@ -1,0 +1,318 @@
+//===--- CarriedHistoryCheck.cpp - libtorch-tidy --------------------------===//
+
+#include "CarriedHistoryCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/History.h"
+#include "utils/LoopVariables.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+
+class ForwardCollector : public RecursiveASTVisitor<ForwardCollector> {
+public:
+  llvm::SmallVector<const CallExpr *, 8> Forwards;
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isForwardCall(Call))
+      Forwards.push_back(Call);
+    return true;
+  }
+};
+
+/// The arguments of a forward pass (not the module it is called on).
+llvm::SmallVector<const Expr *, 4> forwardArguments(const CallExpr *F) {
+  llvm::SmallVector<const Expr *, 4> Args;
+  unsigned First = isa<CXXOperatorCallExpr>(F) ? 1 : 0;
+  for (unsigned I = First; I < F->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(F->getArg(I)))
+      Args.push_back(F->getArg(I));
+  return Args;
+}
+
+/// The variables and members a forward pass reads as input (not under
+/// `.detach()` and the like), with the expressions that name them.
+void collectInputs(const Stmt *S,
+                   llvm::SmallVectorImpl<std::pair<const Expr *, const ValueDecl *>> &Out) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (cutsHistory(E) || isa<LambdaExpr>(E))
+      return;
+    if (isa<DeclRefExpr, MemberExpr>(E)) {
+      if (const ValueDecl *V = storageOf(E)) {
+        QualType T = V->getType();
+        if (!T->isDependentType() && mayCarryHistoryType(T) &&
+            !isAnyModuleLike(classOf(T)))
+          Out.push_back({E, V});
+        return;
+      }
+    }
+  }
+  for (const Stmt *Child : S->children())
+    collectInputs(Child, Out);
+}
+
+bool containsDetach(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && MD->getName() == "detach")
+      return true;
+  for (const Stmt *Child : S->children())
+    if (containsDetach(Child))
+      return true;
+  return false;
+}
+
+/// `v.detach_()`, `v = x.detach()`, `v = torch::zeros(...)` (any assignment of
+/// a value without history or with a detach in it) somewhere in \p S.
+bool isCutIn(const Stmt *S, const ValueDecl *V, const HistoryAnalysis &History) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && MD->getName() == "detach_" &&
+        storageOf(MC->getImplicitObjectArgument()) == V)
+      return true;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    bool Assigns = storageOf(LHS) == V;
+    if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && Tie->getDirectCallee() &&
+                                                    Tie->getDirectCallee()->getIdentifier() &&
+                                                    Tie->getDirectCallee()->getName() == "tie")
+      for (const Expr *Arg : Tie->arguments())
+        Assigns = Assigns || storageOf(Arg) == V;
+    // Detached, reset to a value without history, or recomputed from something
+    // else (`h = encoder(x)` before the recurrence).
+    if (Assigns && (containsDetach(Op->getArg(1)) || !History.carriesHistory(Op->getArg(1)) ||
+                    !History.dependsOn(Op->getArg(1), V)))
+      return true;
+  }
+  for (const Stmt *Child : S->children())
+    if (isCutIn(Child, V, History))
+      return true;
+  return false;
+}
+
+/// The elements of a std::tuple whose elements are all tensors; 0 otherwise.
+unsigned tensorTupleSize(QualType T) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(classOf(T));
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      Spec->getName() != "tuple")
+    return 0;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() != 1 || Args[0].getKind() != TemplateArgument::Pack)
+    return 0;
+  unsigned N = 0;
+  for (const TemplateArgument &P : Args[0].pack_elements()) {
+    if (P.getKind() != TemplateArgument::Type || !isTensorType(P.getAsType()))
+      return 0;
+    ++N;
+  }
+  return N;
+}
+
+/// True when \p Arg, an argument of \p Call, binds to a non-const lvalue
+/// reference parameter of a non-template function (a detached temporary
+/// would not bind).
+bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || FD->getPrimaryTemplate() || FD->isTemplateInstantiation())
+    return false;
+  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
+  for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
+    if (Call->getArg(I) == Arg && I - Offset < FD->getNumParams()) {
+      QualType T = FD->getParamDecl(I - Offset)->getType();
+      return T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified();
+    }
+  return false;
+}
+
+} // namespace
+
+void CarriedHistoryCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  ForwardCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Collector.Forwards.empty())
+    return;
+
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  HistoryAnalysis History(Body, Ctx, Functions);
+  if (History.backwardCalls().empty())
+    return;
+  const ParentMap &PM = History.parentMap();
+
+  for (const CallExpr *F : Collector.Forwards) {
+    const Stmt *InnerLoop = enclosingLoop(F, PM, Body);
+    if (!InnerLoop || History.isGuarded(F))
+      continue;
+    llvm::SmallVector<std::pair<const Expr *, const ValueDecl *>, 4> Inputs;
+    for (const Expr *Arg : forwardArguments(F))
+      collectInputs(Arg, Inputs);
+    llvm::SmallVector<const ValueDecl *, 2> Carried;
+    for (const auto &[M, V] : Inputs)
+      if (!llvm::is_contained(Carried, V))
+        Carried.push_back(V);
+
+    // Variables that hold the forward pass's result: `auto out = rnn(x, h)`,
+    // `auto [y, state] = lstm(x, state0)`, `std::tie(y, h) = gru(x, h)`.
+    llvm::SmallVector<const ValueDecl *, 4> Holders;
+    for (const Stmt *P = PM.getParent(F); P && !isa<CompoundStmt>(P); P = PM.getParent(P)) {
+      if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+        for (const Decl *Dcl : DS->decls())
+          if (const auto *W = dyn_cast<VarDecl>(Dcl))
+            Holders.push_back(W);
+        break;
+      }
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+          Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+        const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+        if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && !isa<CXXOperatorCallExpr>(Tie)) {
+          for (const Expr *Arg : Tie->arguments())
+            if (const ValueDecl *W = storageOf(Arg))
+              Holders.push_back(W);
+        } else if (const ValueDecl *W = storageOf(LHS)) {
+          Holders.push_back(W);
+        }
+        break;
+      }
+    }
+
+    for (const ValueDecl *V : Carried) {
+      // The definitions of V computed from F's result.
+      llvm::SmallVector<const Expr *, 2> FromForward;
+      for (const Expr *D : History.definitions(V)) {
+        bool Derived = isDescendant(F, D, PM);
+        for (const ValueDecl *W : Holders)
+          Derived = Derived || (W != V && History.dependsOn(D, W));
+        if (Derived)
+          FromForward.push_back(D);
+      }
+      if (FromForward.empty())
+        continue;
+
+      const Stmt *Flagged = nullptr;
+      const Expr *Def = nullptr;
+      const CallExpr *Backward = nullptr;
+      for (const Stmt *L = InnerLoop; L; L = enclosingLoop(L, PM, Body)) {
+        if (!outlivesIteration(V, L, SM))
+          break;
+        if (isCutIn(L, V, History))
+          break;
+        Def = nullptr;
+        for (const Expr *D : FromForward)
+          if (isDescendant(D, L, PM)) {
+            Def = D;
+            break;
+          }
+        Backward = nullptr;
+        for (const CallExpr *B : History.backwardCalls())
+          if (isDescendant(B, L, PM)) {
+            Backward = B;
+            break;
+          }
+        if (Def && Backward) {
+          Flagged = L;
+          break;
+        }
+      }
+      if (!Flagged)
+        continue;
+
+      // Fix-its: detach every place the forward pass reads V.
+      llvm::SmallVector<FixItHint, 4> Fixes;
+      const Expr *First = nullptr;
+      bool Fixable = true;
+      for (const auto &[M, W] : Inputs) {
+        if (W != V)
+          continue;
+        if (!First)
+          First = M;
+        const Expr *Target = M;
+        // std::get<I>(state) -> std::get<I>(state).detach()
+        const Stmt *P = PM.getParent(M);
+        while (P && isa<ImplicitCastExpr>(P))
+          P = PM.getParent(P);
+        if (!isTensorType(M->getType()))
+          if (const auto *Get = dyn_cast_or_null<CallExpr>(P);
+              Get && Get->getNumArgs() == 1 && storageOf(Get) == V && isTensorType(Get->getType()))
+            Target = Get;
+        const Stmt *ArgOf = Target;
+        for (const Stmt *Q = PM.getParent(ArgOf); Q && Q != F; Q = PM.getParent(Q))
+          ArgOf = Q;
+        if (const auto *ArgExpr = dyn_cast<Expr>(ArgOf);
+            ArgExpr && bindsToMutableReference(F, ArgExpr)) {
+          Fixable = false;
+          continue;
+        }
+        if (isTensorType(Target->getType())) {
+          auto More = appendDetachFixIts(Target, Ctx);
+          if (More.empty())
+            Fixable = false;
+          Fixes.append(More.begin(), More.end());
+          continue;
+        }
+        unsigned N = tensorTupleSize(M->getType());
+        CharSourceRange Range = Lexer::makeFileCharRange(
+            CharSourceRange::getTokenRange(M->getSourceRange()), SM, Ctx.getLangOpts());
+        if (N == 0 || Range.isInvalid() || M->getBeginLoc().isMacroID()) {
+          Fixable = false;
+          continue;
+        }
+        std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+        std::string Replacement = "std::make_tuple(";
+        for (unsigned I = 0; I < N; ++I)
+          Replacement += (I ? ", std::get<" : "std::get<") + std::to_string(I) + ">(" + Text +
+                         ").detach()";
+        Replacement += ")";
+        Fixes.push_back(FixItHint::CreateReplacement(Range, Replacement));
+      }
+      if (!First)
+        continue;
+      {
+        auto D = diag(First->getBeginLoc(),
+                      "'%0' carries the autograd graph of every earlier iteration into this "
+                      "forward pass: with a backward pass in the same loop, memory and backward "
+                      "time grow every iteration; detach it")
+                 << V->getName() << First->getSourceRange();
+        if (Fixable)
+          for (const FixItHint &Fix : Fixes)
+            D << Fix;
+      }
+      diag(Def->getBeginLoc(), "'%0' is assigned from the forward pass's result here",
+           DiagnosticIDs::Note)
+          << V->getName();
+      diag(Backward->getExprLoc(), "backward pass in the same loop", DiagnosticIDs::Note);
+      if (!Fixable)
+        diag(F->getExprLoc(),
+             "no fix-it: detach each tensor of '%0' where it enters this forward pass",
+             DiagnosticIDs::Note)
+            << V->getName();
+    }
+  }
+}
+
+} // namespace clang::tidy::torch_check

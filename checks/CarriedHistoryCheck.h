@@ -1,0 +1,35 @@
+//===--- CarriedHistoryCheck.h - libtorch-tidy --------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_CARRIEDHISTORYCHECK_H
+#define LIBTORCH_TIDY_CHECKS_CARRIEDHISTORYCHECK_H
+
+#include "utils/History.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds recurrent state carried from one loop iteration into the next forward
+/// pass without being detached, while every iteration runs a backward pass
+/// (truncated back-propagation through time done wrong).
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-carried-history.md
+class CarriedHistoryCheck : public ClangTidyCheck {
+public:
+  CarriedHistoryCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override { Functions.clear(); }
+
+private:
+  HistoryFunctions Functions;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_CARRIEDHISTORYCHECK_H

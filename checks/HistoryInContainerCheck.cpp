@@ -1,0 +1,202 @@
+//===--- HistoryInContainerCheck.cpp - libtorch-tidy ----------------------===//
+
+#include "HistoryInContainerCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/History.h"
+#include "utils/LoopVariables.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+
+/// A container of tensors: a class template specialisation (std::vector,
+/// std::deque, std::list, std::map, ...) that can hold a tensor, not a tensor.
+bool isTensorContainer(QualType T) {
+  const CXXRecordDecl *RD = classOf(T);
+  if (!RD || isTensorType(T) || isAnyModuleLike(RD) || isOptimizerClass(RD) ||
+      T->isDependentType() || !isa<ClassTemplateSpecializationDecl>(RD))
+    return false;
+  return mayCarryHistoryType(T);
+}
+
+/// `c.push_back(e)`, `c.emplace_back(e)`, `c.push_front(e)`,
+/// `c.emplace_front(e)`, `c.insert(pos, e)`, `c.emplace(k, e)`, `c[k] = e`.
+struct Insertion {
+  const Expr *Stmt;
+  const Expr *Container;
+  llvm::SmallVector<const Expr *, 2> Values;
+};
+
+class InsertionCollector : public RecursiveASTVisitor<InsertionCollector> {
+public:
+  llvm::SmallVector<Insertion, 8> Found;
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || MC->getNumArgs() == 0)
+      return true;
+    const Expr *Object = MC->getImplicitObjectArgument();
+    if (!isTensorContainer(Object->getType()))
+      return true;
+    llvm::StringRef Name = MD->getName();
+    Insertion I{MC, Object, {}};
+    if (Name == "push_back" || Name == "push_front" || Name == "emplace_back" ||
+        Name == "emplace_front")
+      for (const Expr *Arg : MC->arguments())
+        I.Values.push_back(Arg);
+    else if (Name == "insert")
+      I.Values.push_back(MC->getArg(MC->getNumArgs() - 1)); // insert(pos, value), insert(pair)
+    else if (Name == "emplace" || Name == "insert_or_assign" || Name == "try_emplace")
+      for (const Expr *Arg : llvm::drop_begin(MC->arguments())) // emplace(key, value...)
+        I.Values.push_back(Arg);
+    if (!I.Values.empty())
+      Found.push_back(std::move(I));
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
+      return true;
+    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    const Expr *Object = nullptr;
+    if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
+        Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() == 2)
+      Object = Sub->getArg(0);
+    else if (const auto *At = dyn_cast<CXXMemberCallExpr>(LHS);
+             At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
+             At->getMethodDecl()->getName() == "at")
+      Object = At->getImplicitObjectArgument();
+    if (!Object || !isTensorContainer(Object->getType()))
+      return true;
+    Found.push_back({Op, Object, {Op->getArg(1)}});
+    return true;
+  }
+};
+
+/// `c.clear()`, `c.pop_front()`, `c.erase(...)`, `c = ...`, `c.swap(...)`,
+/// `c.resize(n)` somewhere in \p S: the container does not grow without bound.
+bool isEmptiedIn(const Stmt *S, const ValueDecl *Container) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && storageOf(MC->getImplicitObjectArgument()) == Container) {
+      llvm::StringRef Name = MD->getName();
+      if (Name == "clear" || Name == "pop_back" || Name == "pop_front" || Name == "erase" ||
+          Name == "swap" || Name == "resize" || Name == "pop")
+        return true;
+    }
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    if (isa<DeclRefExpr, MemberExpr>(LHS) && storageOf(LHS) == Container)
+      return true;
+  }
+  for (const Stmt *Child : S->children())
+    if (isEmptiedIn(Child, Container))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void HistoryInContainerCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinition().bind(FunctionId), this);
+}
+
+void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  Sites.collect(Body, *Result.Context);
+  InsertionCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Collector.Found.empty())
+    return;
+
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  HistoryAnalysis History(Body, Ctx, Functions);
+  const ParentMap &PM = History.parentMap();
+
+  for (const Insertion &I : Collector.Found) {
+    const Stmt *Loop = enclosingLoop(I.Stmt, PM, Body);
+    const ValueDecl *Container = storageOf(I.Container);
+    if (!Loop || !Container || !outlivesIteration(Container, Loop, SM))
+      continue;
+    const Expr *Value = nullptr;
+    const Expr *Source = nullptr;
+    for (const Expr *V : I.Values)
+      if ((Source = History.historySource(V))) {
+        Value = V;
+        break;
+      }
+    if (!Source)
+      continue;
+    // Kept on purpose (rollouts of log-probabilities, per-step losses summed
+    // later), or bounded by the loop.
+    if (History.flowsIntoBackward(Container) || History.flowsIntoReturn(Container) ||
+        isOutParameter(Container))
+      continue;
+    bool Emptied = false;
+    for (const Stmt *L = Loop; L && outlivesIteration(Container, L, SM) && !Emptied;
+         L = enclosingLoop(L, PM, Body))
+      Emptied = isEmptiedIn(L, Container);
+    if (Emptied)
+      continue;
+    if (const auto *Field = dyn_cast<FieldDecl>(Container);
+        Field && Functions.memberFlowsIntoBackward(Field, Ctx))
+      continue;
+
+    SourceLocation Loc = Value->getBeginLoc();
+    SourceRange Range = Value->getSourceRange();
+    llvm::SmallVector<FixItHint, 2> Fixes;
+    if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+        (Value == I.Values.back() &&
+         cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+      Fixes = appendDetachFixIts(Value, Ctx);
+    SourceLocation DeclLoc;
+    if (isa<VarDecl>(Container) && !cast<VarDecl>(Container)->hasGlobalStorage() &&
+        !isa<ParmVarDecl>(Container))
+      DeclLoc = Container->getLocation();
+    SourceLocation SourceLoc;
+    if (Source != Value->IgnoreImplicit())
+      SourceLoc = Source->getExprLoc();
+    std::string Name = Container->getName().str();
+    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+      {
+        auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
+                           "iteration stays alive as long as '%0' holds it; store a detached tensor")
+                 << Name << Range;
+        for (const FixItHint &Fix : Fixes)
+          D << Fix;
+      }
+      if (DeclLoc.isValid())
+        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
+      if (SourceLoc.isValid())
+        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+    }});
+  }
+}
+
+void HistoryInContainerCheck::onEndOfTranslationUnit() {
+  for (const auto &[FD, Emit] : Deferred)
+    if (!Sites.allCallsGuarded(FD))
+      Emit();
+  Deferred.clear();
+  Sites.clear();
+  Functions.clear();
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,570 @@
+//===--- History.cpp - libtorch-tidy --------------------------------------===//
+
+#include "History.h"
+#include "GradGuards.h"
+#include "LoopVariables.h"
+#include "TorchNames.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+namespace clang::tidy::torch_check {
+
+static bool mayCarryHistoryTypeImpl(QualType T, unsigned Depth) {
+  if (T.isNull() || Depth > 6)
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isDependentType() || T->isUndeducedType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (isTensorType(T) || isNamed(RD, "::c10::IValue"))
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec)
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Type &&
+        mayCarryHistoryTypeImpl(Arg.getAsType(), Depth + 1))
+      return true;
+    if (Arg.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &P : Arg.pack_elements())
+        if (P.getKind() == TemplateArgument::Type &&
+            mayCarryHistoryTypeImpl(P.getAsType(), Depth + 1))
+          return true;
+  }
+  return false;
+}
+
+bool mayCarryHistoryType(QualType T) { return mayCarryHistoryTypeImpl(T, 0); }
+
+static llvm::StringRef calleeName(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const IdentifierInfo *II = FD ? FD->getIdentifier() : nullptr;
+  return II ? II->getName() : llvm::StringRef();
+}
+
+/// Calls on a tensor that cut its history: detach(), detach_(), item().
+static bool isDetachingCall(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC)
+    return false;
+  llvm::StringRef Name = calleeName(Call);
+  if (Name != "detach" && Name != "detach_" && Name != "item")
+    return false;
+  const CXXRecordDecl *RD = MC->getMethodDecl()->getParent();
+  return isDerivedFromOrSame(RD, names::Tensor) || isDerivedFromOrSame(RD, names::TensorBase);
+}
+
+/// tensor.to(kLong), tensor.to(device, kBool), tensor.toType(kInt).
+static bool isIntegralConversion(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC)
+    return false;
+  llvm::StringRef Name = calleeName(Call);
+  if (Name != "to" && Name != "toType" && Name != "type")
+    return false;
+  if (!isDerivedFromOrSame(MC->getMethodDecl()->getParent(), names::Tensor))
+    return false;
+  for (const Expr *Arg : Call->arguments())
+    if (isIntegralScalarTypeExpr(Arg))
+      return true;
+  return false;
+}
+
+/// Calls and expressions that end the history of their operands.
+static bool stopsHistory(const Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(E);
+  return Call && (isDetachingCall(Call) || isNoGradientCall(Call) || isIntegralConversion(Call) ||
+                  isBackwardOrGradCall(Call));
+}
+
+bool cutsHistory(const Expr *E) { return E && stopsHistory(E->IgnoreParenImpCasts()); }
+
+static const Expr *strip(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = Cast->getSubExpr();
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  return E;
+}
+
+static bool isDetachExpr(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(strip(E));
+  return Call && isDetachingCall(Call) && calleeName(Call) != "item";
+}
+
+// ---- summaries --------------------------------------------------------------
+
+static const FunctionDecl *userDefinition(const FunctionDecl *FD, const ASTContext &Ctx) {
+  if (!FD)
+    return nullptr;
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->hasBody() || !isa_and_nonnull<CompoundStmt>(Def->getBody()))
+    return nullptr;
+  if (isInLibraryNamespace(Def) || Def->isInStdNamespace() ||
+      Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
+    return nullptr;
+  return Def;
+}
+
+HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTContext &Ctx) {
+  const FunctionDecl *Def = userDefinition(FD, Ctx);
+  if (!Def || !mayCarryHistoryType(Def->getReturnType()))
+    return {};
+  auto It = Summaries.find(Def);
+  if (It != Summaries.end())
+    return It->second.S; // a recursive call in progress reads {false, false}
+  Summaries[Def] = Entry{};
+  Summary S;
+  {
+    HistoryAnalysis Own(Def->getBody(), Ctx, *this, /*ParamsCarry=*/false);
+    S.Always = Own.returnsHistory();
+  }
+  if (S.Always) {
+    S.FromArgs = true;
+  } else {
+    HistoryAnalysis FromParams(Def->getBody(), Ctx, *this, /*ParamsCarry=*/true);
+    S.FromArgs = FromParams.returnsHistory();
+  }
+  Summaries[Def] = Entry{S, true};
+  return S;
+}
+
+bool HistoryFunctions::memberFlowsIntoBackward(const FieldDecl *Field, ASTContext &Ctx) {
+  if (!Field)
+    return false;
+  auto It = MemberBackward.find(Field);
+  if (It != MemberBackward.end())
+    return It->second;
+  MemberBackward[Field] = false;
+  bool Result = false;
+  if (const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent()))
+    for (const CXXMethodDecl *MD : RD->methods()) {
+      const FunctionDecl *Def = userDefinition(MD, Ctx);
+      if (!Def)
+        continue;
+      HistoryAnalysis A(Def->getBody(), Ctx, *this);
+      if (!A.backwardCalls().empty() && A.flowsIntoBackward(Field)) {
+        Result = true;
+        break;
+      }
+    }
+  MemberBackward[Field] = Result;
+  return Result;
+}
+
+void CallSiteGuards::collect(const Stmt *Body, ASTContext &Ctx) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const ASTContext &Ctx;
+    llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 8> Found;
+    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        if (!isInLibraryNamespace(Callee) && !Callee->isInStdNamespace() &&
+            !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+          Found.push_back({Call, Callee->getCanonicalDecl()});
+      return true;
+    }
+  } F(Ctx);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  if (F.Found.empty())
+    return;
+  ParentMap PM(const_cast<Stmt *>(Body));
+  for (const auto &[Call, Callee] : F.Found) {
+    Count &C = Calls[Callee];
+    ++C.Total;
+    if (isGradDisabledAt(Call, PM, Ctx))
+      ++C.Guarded;
+  }
+}
+
+bool CallSiteGuards::allCallsGuarded(const FunctionDecl *FD) const {
+  auto It = Calls.find(FD->getCanonicalDecl());
+  return It != Calls.end() && It->second.Total > 0 && It->second.Guarded == It->second.Total;
+}
+
+// ---- collection ---------------------------------------------------------------
+
+class HistoryCollector : public RecursiveASTVisitor<HistoryCollector> {
+public:
+  explicit HistoryCollector(HistoryAnalysis &A) : A(A) {}
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++LambdaDepth;
+    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return R;
+  }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->isImplicit() || isa<ParmVarDecl>(VD))
+      return true;
+    if (const Expr *Init = VD->getInit())
+      addDef(VD, Init);
+    return true;
+  }
+
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
+    if (const VarDecl *LoopVar = For->getLoopVariable())
+      if (const Expr *Range = For->getRangeInit())
+        addDef(LoopVar, Range);
+    return true;
+  }
+
+  bool VisitReturnStmt(ReturnStmt *R) {
+    if (LambdaDepth == 0 && R->getRetValue())
+      A.Returns.push_back(R->getRetValue());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    switch (Op->getOperator()) {
+    case OO_Equal:
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+    case OO_StarEqual:
+    case OO_SlashEqual:
+      break;
+    default:
+      return true;
+    }
+    if (Op->getNumArgs() != 2)
+      return true;
+    const Expr *LHS = strip(Op->getArg(0));
+    const Expr *RHS = Op->getArg(1);
+    bool Detaches = Op->getOperator() == OO_Equal && isDetachExpr(RHS);
+    // std::tie(a, b) = ...
+    if (const auto *Tie = dyn_cast<CallExpr>(LHS);
+        Tie && calleeName(Tie) == "tie" && Tie->getDirectCallee()->isInStdNamespace()) {
+      for (const Expr *Arg : Tie->arguments())
+        if (const ValueDecl *V = storageOf(Arg))
+          addDef(V, RHS);
+      return true;
+    }
+    if (const ValueDecl *V = storageOf(LHS)) {
+      if (Detaches)
+        A.Detached.insert(V);
+      else
+        addDef(V, RHS);
+    }
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier())
+      return true;
+    const ValueDecl *V = storageOf(MC->getImplicitObjectArgument());
+    if (!V)
+      return true;
+    llvm::StringRef Name = MD->getName();
+    const CXXRecordDecl *RD = MD->getParent();
+    if (isDerivedFromOrSame(RD, names::Tensor) || isDerivedFromOrSame(RD, names::TensorBase)) {
+      if (Name == "detach_") {
+        A.Detached.insert(V);
+        return true;
+      }
+      if (!Name.ends_with("_"))
+        return true;
+    } else if (MD->isConst() || isAnyModuleLike(RD) || isOptimizerClass(RD)) {
+      return true;
+    }
+    for (const Expr *Arg : MC->arguments())
+      if (!isa<CXXDefaultArgExpr>(Arg))
+        addDef(V, Arg);
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isBackwardOrGradCall(Call))
+      A.Backwards.push_back(Call);
+    return true;
+  }
+
+private:
+  void addDef(const ValueDecl *V, const Expr *E) {
+    if (const auto *BD = dyn_cast<BindingDecl>(V))
+      V = BD->getDecomposedDecl();
+    if (!V || !E)
+      return;
+    auto &List = A.Defs[V];
+    if (List.empty())
+      A.DefOrder.push_back(V);
+    List.push_back(E);
+  }
+
+  HistoryAnalysis &A;
+  unsigned LambdaDepth = 0;
+};
+
+HistoryAnalysis::HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
+                                 bool ParamsCarry)
+    : Body(Body), Ctx(Ctx), Functions(Functions), ParamsCarry(ParamsCarry),
+      PM(std::make_unique<ParentMap>(const_cast<Stmt *>(Body))) {
+  HistoryCollector(*this).TraverseStmt(const_cast<Stmt *>(Body));
+  // Solve the variables: a variable carries history when one of its
+  // definitions does; iterate to the fixed point.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const ValueDecl *V : DefOrder) {
+      if (VarSources.count(V) || Detached.contains(V))
+        continue;
+      for (const Expr *E : Defs[V])
+        if (const Expr *Source = sourceOf(E)) {
+          VarSources[V] = Source;
+          Changed = true;
+          break;
+        }
+    }
+  }
+  Solved = true;
+}
+
+bool HistoryAnalysis::isGuarded(const Stmt *S) const {
+  auto It = Guarded.find(S);
+  if (It != Guarded.end())
+    return It->second;
+  bool G = isGradDisabledAt(S, *PM, Ctx);
+  Guarded[S] = G;
+  return G;
+}
+
+const Expr *HistoryAnalysis::historySource(const Expr *E) const {
+  if (!E)
+    return nullptr;
+  auto It = ExprSources.find(E);
+  if (It != ExprSources.end())
+    return It->second;
+  const Expr *Source = sourceOf(E);
+  ExprSources[E] = Source;
+  return Source;
+}
+
+const Expr *HistoryAnalysis::historySource(const ValueDecl *V) const {
+  if (const auto *BD = dyn_cast_or_null<BindingDecl>(V))
+    V = BD->getDecomposedDecl();
+  if (!V || Detached.contains(V))
+    return nullptr;
+  return VarSources.lookup(V);
+}
+
+llvm::ArrayRef<const Expr *> HistoryAnalysis::definitions(const ValueDecl *V) const {
+  auto It = Defs.find(V);
+  if (It == Defs.end())
+    return {};
+  return It->second;
+}
+
+const Expr *HistoryAnalysis::sourceOf(const Expr *E) const {
+  E = strip(E);
+  if (!E)
+    return nullptr;
+  if (isa<DeclRefExpr, MemberExpr>(E)) {
+    const ValueDecl *V = storageOf(E);
+    if (!V)
+      return nullptr;
+    if (ParamsCarry && isa<ParmVarDecl>(V) && mayCarryHistoryType(V->getType()) &&
+        !Detached.contains(V))
+      if (const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext()); Fn && Fn->getBody() == Body)
+        return E;
+    return historySource(V);
+  }
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
+    if (const Expr *S = sourceOf(Cond->getTrueExpr()))
+      return S;
+    return sourceOf(Cond->getFalseExpr());
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    return BO->getOpcode() == BO_Comma ? sourceOf(BO->getRHS()) : nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return UO->getOpcode() == UO_Deref ? sourceOf(UO->getSubExpr()) : nullptr;
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : IL->inits())
+      if (const Expr *S = sourceOf(Init))
+        return S;
+    return nullptr;
+  }
+  if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
+    return sourceOf(SIL->getSubExpr());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (!mayCarryHistoryType(Construct->getType()))
+      return nullptr;
+    for (const Expr *Arg : Construct->arguments())
+      if (const Expr *S = sourceOf(Arg))
+        return S;
+    return nullptr;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return nullptr;
+  if (stopsHistory(Call))
+    return nullptr;
+  if (isForwardCall(Call) || isLossFunctionCall(Call))
+    return isGuarded(Call) ? nullptr : Call;
+  if (!mayCarryHistoryType(Call->getType()))
+    return nullptr;
+  // A computation under a guard makes a tensor without history; a call that
+  // returns a reference (std::get, operator[] of a container) passes the
+  // object through.
+  bool Computes = !Call->getType()->isReferenceType() && Call->isPRValue();
+  if (Computes && isGuarded(Call))
+    return nullptr;
+
+  const Expr *Object = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = MC->getImplicitObjectArgument();
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
+      Object = nullptr; // calling a lambda: its captures are not its arguments
+  if (Callee && userDefinition(Callee, Ctx)) {
+    HistoryFunctions::Summary S = Functions.summary(Callee, Ctx);
+    if (S.Always)
+      return Call;
+    if (!S.FromArgs)
+      return nullptr;
+  }
+  if (Object)
+    if (const Expr *S = sourceOf(Object))
+      return S;
+  for (unsigned I = isa<CXXOperatorCallExpr>(Call) &&
+                            isa_and_nonnull<CXXMethodDecl>(Callee) &&
+                            !cast<CXXMethodDecl>(Callee)->isStatic()
+                        ? 1
+                        : 0,
+                N = Call->getNumArgs();
+       I < N; ++I) {
+    const Expr *Arg = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (const Expr *S = sourceOf(Arg))
+      return S;
+  }
+  // Member operators (a[i], a += b): argument 0 is the object.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+      Op && isa_and_nonnull<CXXMethodDecl>(Callee) && Op->getNumArgs() >= 1 &&
+      !cast<CXXMethodDecl>(Callee)->getParent()->isLambda())
+    return sourceOf(Op->getArg(0));
+  return nullptr;
+}
+
+bool HistoryAnalysis::mentionsAny(const Stmt *S,
+                                  const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) const {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (stopsHistory(E->IgnoreParenImpCasts()))
+      return false;
+    if (isa<DeclRefExpr, MemberExpr>(E)) {
+      const ValueDecl *V = storageOf(E);
+      if (const auto *BD = dyn_cast_or_null<BindingDecl>(V))
+        V = BD->getDecomposedDecl();
+      if (V && Vars.contains(V))
+        return true;
+    }
+  }
+  for (const Stmt *Child : S->children())
+    if (mentionsAny(Child, Vars))
+      return true;
+  return false;
+}
+
+bool HistoryAnalysis::mentions(const Stmt *S, const ValueDecl *V) const {
+  llvm::SmallPtrSet<const ValueDecl *, 1> One;
+  One.insert(V);
+  return mentionsAny(S, One);
+}
+
+const llvm::SmallPtrSetImpl<const ValueDecl *> &
+HistoryAnalysis::flowSet(const ValueDecl *V) const {
+  auto &Slot = FlowSets[V];
+  if (Slot)
+    return *Slot;
+  auto Set = std::make_unique<llvm::SmallPtrSet<const ValueDecl *, 8>>();
+  Set->insert(V);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const ValueDecl *W : DefOrder) {
+      if (Set->contains(W))
+        continue;
+      for (const Expr *E : Defs.find(W)->second)
+        if (mentionsAny(E, *Set)) {
+          Set->insert(W);
+          Changed = true;
+          break;
+        }
+    }
+  }
+  auto &Result = *Set;
+  FlowSets[V] = std::move(Set);
+  return Result;
+}
+
+bool HistoryAnalysis::dependsOn(const Expr *E, const ValueDecl *V) const {
+  return V && mentionsAny(E, flowSet(V));
+}
+
+bool HistoryAnalysis::flowsIntoBackward(const ValueDecl *V) const {
+  if (!V)
+    return false;
+  const auto &Set = flowSet(V);
+  // The backward call itself stops history; look at what it is called on.
+  return llvm::any_of(Backwards, [&](const CallExpr *C) {
+    return llvm::any_of(C->children(), [&](const Stmt *Child) { return mentionsAny(Child, Set); });
+  });
+}
+
+bool HistoryAnalysis::flowsIntoReturn(const ValueDecl *V) const {
+  if (!V)
+    return false;
+  const auto &Set = flowSet(V);
+  return llvm::any_of(Returns, [&](const Expr *R) {
+    return mayCarryHistoryType(R->getType()) && mentionsAny(R, Set);
+  });
+}
+
+bool HistoryAnalysis::returnsHistory() const {
+  return llvm::any_of(Returns, [&](const Expr *R) { return historySource(R) != nullptr; });
+}
+
+
+llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTContext &Ctx) {
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  if (!E || !isTensorType(E->getType()))
+    return Fixes;
+  const Expr *Written = E->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Written);
+      Construct && Construct->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(Construct))
+    Written = Construct->getArg(0)->IgnoreImplicit();
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Written->getSourceRange()), SM, Ctx.getLangOpts());
+  if (Range.isInvalid() || Written->getBeginLoc().isMacroID() || Written->getEndLoc().isMacroID())
+    return Fixes;
+  bool Simple = isa<DeclRefExpr, MemberExpr, ParenExpr, CXXFunctionalCastExpr>(Written);
+  if (const auto *Call = dyn_cast<CallExpr>(Written)) {
+    Simple = true;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      Simple = Op->getOperator() == OO_Call || Op->getOperator() == OO_Subscript;
+  }
+  if (Simple) {
+    Fixes.push_back(FixItHint::CreateInsertion(Range.getEnd(), ".detach()"));
+  } else {
+    Fixes.push_back(FixItHint::CreateInsertion(Range.getBegin(), "("));
+    Fixes.push_back(FixItHint::CreateInsertion(Range.getEnd(), ").detach()"));
+  }
+  return Fixes;
+}
+
+} // namespace clang::tidy::torch_check

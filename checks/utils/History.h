@@ -1,0 +1,203 @@
+//===--- History.h - libtorch-tidy ------------------------------*- C++ -*-===//
+//
+// Which expressions of a function body "carry autograd history": tensors whose
+// graph (grad_fn chain and saved activations) stays alive as long as they do.
+//
+// Sources of history:
+//   - forward passes (isForwardCall: module forward, holder call, Sequential,
+//     AnyModule, TorchScript modules), loss modules included;
+//   - LibTorch loss functions (isLossFunctionCall);
+//   - calls of functions and lambdas defined in the translation unit whose
+//     returned tensor carries history (a wrapper around model->forward, a
+//     compute_loss() member).
+// History propagates
+//   - through local variables, parameters and data members assigned in the
+//     body (initialisation, `=`, compound assignment, `std::tie(a, b) = ...`,
+//     structured bindings, range-for over a container, in-place tensor methods
+//     `t.add_(e)`, container insertion `v.push_back(e)`, `m[k] = e`);
+//   - to the result of a call that takes a value carrying history (as argument
+//     or object) and returns something that can hold a tensor: `out.sum()`,
+//     `a + b`, `std::get<0>(tuple)`, `torch::stack(list)`, `loss_fn(out, y)`.
+//     A call of a function defined in the translation unit propagates only when
+//     that function's returned tensor depends on its parameters.
+// It stops at
+//   - `.detach()`, `.detach_()`, `.item()` / `.item<T>()`, backward and
+//     autograd::grad;
+//   - operations without gradient (isNoGradientCall: argmax, comparisons,
+//     *_like factories, ...) and `.to(kLong)` / `.toType(kBool)` (integral
+//     results); results of non-tensor type (double, bool, Scalar);
+//   - computations under a guard (isGradDisabledAt). A plain copy of a tensor
+//     keeps its history, guard or not.
+// A variable that is detached somewhere in the body (`v.detach_()`,
+// `v = v.detach()`) counts as carrying no history: the analysis is not
+// flow-sensitive, and when unsure the checks stay silent.
+//
+// Usage: build one HistoryAnalysis per function body (it traverses the body
+// once, lambdas included, and solves the variables), then query it per
+// expression. A HistoryFunctions object holds the per-function summaries of
+// one translation unit; a check keeps one and clears it at the end of the TU.
+//
+//   HistoryAnalysis History(Body, Ctx, Functions);
+//   if (const Expr *Source = History.historySource(E)) ... // E carries history
+//   if (History.flowsIntoBackward(Acc)) ...                // wanted graph
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <memory>
+
+namespace clang::tidy::torch_check {
+
+/// Per-translation-unit summaries: does a function defined in the TU return a
+/// tensor that carries history? Computed on demand (callees may be defined
+/// after their callers), memoised, recursion-safe.
+class HistoryFunctions {
+public:
+  struct Summary {
+    bool Always = false;   ///< its result carries history whatever its arguments
+    bool FromArgs = false; ///< its result carries history when an argument does
+  };
+  /// The summary of \p FD's definition; {false, false} when it has no body in
+  /// user code or does not return something that can hold a tensor.
+  Summary summary(const FunctionDecl *FD, ASTContext &Ctx);
+  /// True when some member function of \p Field's class, defined in the TU,
+  /// passes the member's value into a backward pass (a loss summed in one
+  /// method and back-propagated in another). Memoised.
+  bool memberFlowsIntoBackward(const FieldDecl *Field, ASTContext &Ctx);
+  void clear() {
+    Summaries.clear();
+    MemberBackward.clear();
+  }
+
+private:
+  struct Entry {
+    Summary S;
+    bool Done = false;
+  };
+  llvm::DenseMap<const FunctionDecl *, Entry> Summaries;
+  llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
+};
+
+/// The calls of the translation unit's functions and whether autograd is off
+/// where they happen: a function whose every call site is under a guard
+/// computes no history, whatever its body says.
+class CallSiteGuards {
+public:
+  /// Records the calls of user functions made in \p Body (call once per
+  /// analysed function body).
+  void collect(const Stmt *Body, ASTContext &Ctx);
+  /// True when \p FD is called in the TU and every one of its calls is guarded.
+  bool allCallsGuarded(const FunctionDecl *FD) const;
+  void clear() { Calls.clear(); }
+
+private:
+  struct Count {
+    unsigned Total = 0, Guarded = 0;
+  };
+  llvm::DenseMap<const FunctionDecl *, Count> Calls;
+};
+
+/// A type that can hold a tensor: at::Tensor, a class template specialisation
+/// with such an argument (std::vector<Tensor>, std::tuple<Tensor,
+/// std::tuple<Tensor, Tensor>>, c10::optional<...>), c10::IValue, a dependent
+/// type. References and cv-qualifiers are ignored.
+bool mayCarryHistoryType(QualType T);
+
+/// True for the calls that end the history of their operands: `.detach()`,
+/// `.detach_()`, `.item()`, backward/autograd::grad, operations without
+/// gradient (isNoGradientCall), integral conversions (`.to(kLong)`).
+bool cutsHistory(const Expr *E);
+
+/// Fix-its that append `.detach()` to \p E (`(a + b).detach()` when the
+/// expression needs parentheses). Empty when \p E is not a tensor, or its
+/// range is in a macro or otherwise not editable.
+llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTContext &Ctx);
+
+/// The history analysis of one function or lambda body.
+class HistoryAnalysis {
+public:
+  /// Analyses \p Body (lambdas nested in it included). \p ParamsCarry assumes
+  /// the parameters of the function carry history (used for summaries).
+  HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
+                  bool ParamsCarry = false);
+  HistoryAnalysis(const HistoryAnalysis &) = delete;
+  HistoryAnalysis &operator=(const HistoryAnalysis &) = delete;
+
+  /// The parent map of the body (for isGradDisabledAt, enclosingLoop, ...).
+  const ParentMap &parentMap() const { return *PM; }
+
+  /// The call that \p E's history comes from (a forward pass, a loss function,
+  /// a user function returning history), or null when \p E carries none.
+  const Expr *historySource(const Expr *E) const;
+  bool carriesHistory(const Expr *E) const { return historySource(E) != nullptr; }
+  /// The source of the history a variable or member holds at some point of the
+  /// body, or null.
+  const Expr *historySource(const ValueDecl *V) const;
+
+  /// The expressions assigned to \p V in the body (initialiser, right-hand
+  /// sides of `=`, `+=`, ..., arguments of in-place methods and insertions),
+  /// in source order.
+  llvm::ArrayRef<const Expr *> definitions(const ValueDecl *V) const;
+  /// True when \p V is detached in the body (`v.detach_()`, `v = x.detach()`).
+  bool isDetached(const ValueDecl *V) const { return Detached.contains(V); }
+
+  /// True when \p E's value is computed from \p V (directly, or through local
+  /// variables assigned from it), not through `.detach()`, `.item()` or an
+  /// operation without gradient.
+  bool dependsOn(const Expr *E, const ValueDecl *V) const;
+  /// True when \p S mentions \p V directly (not through local variables), not
+  /// under `.detach()`, `.item()` or an operation without gradient.
+  bool mentions(const Stmt *S, const ValueDecl *V) const;
+
+  /// The backward()/autograd::backward/autograd::grad calls of the body.
+  llvm::ArrayRef<const CallExpr *> backwardCalls() const { return Backwards; }
+  /// True when \p V's value reaches a backward pass of the body (its graph is
+  /// wanted), through local variables.
+  bool flowsIntoBackward(const ValueDecl *V) const;
+  /// True when \p V's value reaches a return statement of the body (not of a
+  /// nested lambda): the caller may train through it.
+  bool flowsIntoReturn(const ValueDecl *V) const;
+  /// True when a value returned by the body (not by a nested lambda) carries
+  /// history.
+  bool returnsHistory() const;
+
+  /// True when autograd is off where \p S runs (isGradDisabledAt, memoised).
+  bool isGuarded(const Stmt *S) const;
+
+private:
+  friend class HistoryCollector;
+  const Expr *sourceOf(const Expr *E) const;
+  const llvm::SmallPtrSetImpl<const ValueDecl *> &flowSet(const ValueDecl *V) const;
+  bool mentionsAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) const;
+
+  const Stmt *Body;
+  ASTContext &Ctx;
+  HistoryFunctions &Functions;
+  bool ParamsCarry;
+  std::unique_ptr<ParentMap> PM;
+  bool Solved = false;
+
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Expr *, 2>> Defs;
+  llvm::SmallVector<const ValueDecl *, 16> DefOrder;
+  llvm::SmallPtrSet<const ValueDecl *, 4> Detached;
+  llvm::SmallVector<const CallExpr *, 4> Backwards;
+  llvm::SmallVector<const Expr *, 4> Returns;
+  llvm::DenseMap<const ValueDecl *, const Expr *> VarSources;
+  mutable llvm::DenseMap<const Expr *, const Expr *> ExprSources;
+  mutable llvm::DenseMap<const Stmt *, bool> Guarded;
+  mutable llvm::DenseMap<const ValueDecl *, std::unique_ptr<llvm::SmallPtrSet<const ValueDecl *, 8>>>
+      FlowSets;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H

@@ -17,6 +17,8 @@
 #               -std=c++17 -isystem /usr/include/torch/csrc/api/include
 # OUT_DIR     where the per-file logs and the summary go (default:
 #             precision-audit-out).
+# Environment: PLUGIN (default build/lib/LibTorchTidy.so), CHECKS (default
+# -*,torch-*), CLANG_TIDY (default clang-tidy of LLVM 19).
 #
 # Writes OUT_DIR/<file>.log (clang-tidy's output), OUT_DIR/warnings.tsv (file,
 # line, column, check, message), OUT_DIR/files.tsv (file, status: ok or
@@ -35,6 +37,7 @@ OUT=${3:-precision-audit-out}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TIDY=${CLANG_TIDY:-/usr/lib/llvm-${LIBTORCH_TIDY_LLVM_VERSION:-19}/bin/clang-tidy}
 PLUGIN=${PLUGIN:-$ROOT/${BUILD_DIR:-build}/lib/LibTorchTidy.so}
+CHECKS=${CHECKS:--*,torch-*}
 read -r -a FLAGS < <(tr "\n" " " <"$FLAGS_FILE"; echo) || true
 
 mkdir -p "$OUT"
@@ -56,7 +59,7 @@ while IFS= read -r -d '' file; do
   [[ -f $file.flags ]] && read -r -a extra < <(tr "\n" " " <"$file.flags"; echo) || true
   log="$OUT/${rel//\//__}.log"
   start=$(date +%s)
-  "$TIDY" --load "$PLUGIN" --checks='-*,torch-*' "$file" -- "${FLAGS[@]}" "${extra[@]}" "${includes[@]}" >"$log" 2>&1 || true
+  "$TIDY" --load "$PLUGIN" --checks="$CHECKS" "$file" -- "${FLAGS[@]}" "${extra[@]}" "${includes[@]}" >"$log" 2>&1 || true
   secs=$(($(date +%s) - start))
   if grep -q '\[clang-diagnostic-error\]' "$log"; then
     status=parse-error

@@ -1,7 +1,9 @@
 // RUN: %check_torch_tidy %s torch-sync-in-loop %t
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
@@ -250,5 +252,22 @@ void batch_to_device_then_host(Net &model, Loader &loader, torch::optim::SGD &op
     auto host = target.cpu();
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'cpu()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-8]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+  }
+}
+
+// A per-step assertion on the value (AT_ASSERT / TORCH_CHECK expand to an `if`).
+#define ASSERT_FINITE(cond)                                                    \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      throw std::runtime_error("loss is not finite");                          \
+  } while (false)
+
+void nan_assertion(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    ASSERT_FINITE(std::isfinite(loss.item<float>()));
+    loss.backward();
+    opt.step();
   }
 }

@@ -43,6 +43,8 @@ inline constexpr llvm::StringLiteral MakeDataLoader = "::torch::data::make_data_
 inline constexpr llvm::StringLiteral CUDACachingAllocatorNamespace =
     "::c10::cuda::CUDACachingAllocator";
 inline constexpr llvm::StringLiteral DataLoaderOptions = "::torch::data::DataLoaderOptions";
+/// The batch element a DataLoader yields (`torch::data::Example<Data, Target>`).
+inline constexpr llvm::StringLiteral DataExample = "::torch::data::Example";
 
 // Devices.
 inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";

@@ -1,7 +1,9 @@
 // RUN: %check_torch_tidy %s torch-sync-in-loop %t
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
@@ -65,8 +67,7 @@ void while_and_do(Net &model, torch::optim::SGD *opt, torch::Tensor x) {
     opt->step();
     auto host = loss.detach().to(torch::Device(torch::kCPU));
     // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'to(kCPU)' on every iteration
-    if (loss.item<float>() < 1e-3f)
-      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' on every iteration
+    if (loss.item<float>() < 1e-3f) // the host branches on it: not flagged
       break;
   } while (--step > 0);
 }
@@ -155,5 +156,118 @@ void closure(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
       loss.backward();
       return loss;
     });
+  }
+}
+
+// The host branches on the value on every iteration: the sync is the
+// algorithm's (early stopping, a loss-gated update, an assertion).
+void stop_criterion(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  float loss_value = 0;
+  while (true) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss_value = loss.item<float>();
+    loss.backward();
+    opt.step();
+    if (loss_value < 1e-3f)
+      break;
+  }
+}
+
+void kl_early_stop(Net &model, torch::optim::Adam &opt, torch::Tensor x, torch::Tensor old_logp) {
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    for (int i = 0; i < 32; ++i) {
+      auto logp = model(x);
+      auto kl = (old_logp - logp).mean().item().toFloat();
+      if (kl > 0.02f)
+        return;
+      opt.zero_grad();
+      logp.sum().backward();
+      opt.step();
+    }
+  }
+}
+
+void loss_gated_update(Net &model, torch::optim::Adam &opt, torch::Tensor x, float threshold) {
+  for (int i = 0; i < 100; ++i) {
+    auto loss = model(x).sum();
+    if (loss.item<float>() > threshold) {
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+  }
+}
+
+void loop_condition_reads_it(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  double current = 1.0;
+  do {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    current = loss.item<double>();
+  } while (current > 0.01);
+}
+
+// Accumulating for a later report is not a branch: still flagged.
+double accumulate_then_branch_on_counter(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  double running = 0;
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    running += loss.item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-7]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+    if (i % 10 == 9)
+      std::printf("%f\n", running / 10);
+  }
+  return running;
+}
+
+// DataLoader batches are assembled on the host: moving their fields to the
+// CPU does not wait for the device.
+void batch_to_cpu(Net &model, Loader &loader, torch::optim::SGD &opt) {
+  for (auto &batch : loader) {
+    auto inputs = batch[0].data.to(torch::Device(torch::kCPU));
+    auto labels = batch[0].target.cpu();
+    opt.zero_grad();
+    auto loss = torch::nll_loss(model(inputs), labels);
+    loss.backward();
+    opt.step();
+  }
+}
+
+// Once moved to a device, a batch tensor may live on the GPU: still flagged.
+void batch_to_device_then_host(Net &model, Loader &loader, torch::optim::SGD &opt,
+                               torch::Device device) {
+  for (auto &batch : loader) {
+    auto target = batch[0].target.to(device);
+    opt.zero_grad();
+    auto out = model(batch[0].data.to(device));
+    torch::nll_loss(out, target).backward();
+    opt.step();
+    auto host = target.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'cpu()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+  }
+}
+
+// A per-step assertion on the value (AT_ASSERT / TORCH_CHECK expand to an `if`).
+#define ASSERT_FINITE(cond)                                                    \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      throw std::runtime_error("loss is not finite");                          \
+  } while (false)
+
+void nan_assertion(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    ASSERT_FINITE(std::isfinite(loss.item<float>()));
+    loss.backward();
+    opt.step();
   }
 }

@@ -300,8 +300,12 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
       }
     auto PX = [&](double X) { return Left + (Right - Left) * X / MaxX; };
     auto PY = [&](double Y) { return Bottom - (Bottom - Top) * Y / MaxY; };
+    std::string Checks;
+    for (const Outcome &Other : Outcomes)
+      if (Other.F.Label == O.F.Label && !llvm::StringRef(Checks).contains(Other.F.Check))
+        Checks += (Checks.empty() ? "" : ", ") + Other.F.Check;
     OS << "<text x=\"" << Left << "\" y=\"" << Top - 10 << "\" font-weight=\"bold\">"
-       << O.F.Label << " (" << O.F.Check << "): " << O.Verdict << "</text>\n";
+       << O.F.Label << " (" << Checks << "): " << O.Verdict << "</text>\n";
     OS << "<line x1=\"" << Left << "\" y1=\"" << Bottom << "\" x2=\"" << Right << "\" y2=\""
        << Bottom << "\" stroke=\"black\"/>\n";
     OS << "<line x1=\"" << Left << "\" y1=\"" << Top << "\" x2=\"" << Left << "\" y2=\"" << Bottom
@@ -322,7 +326,7 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
       for (const Sample &X : *S)
         OS << llvm::formatv("{0:F1},{1:F1} ", PX(double(X.Iteration)), PY(X.LiveBytes));
       OS << "\"/>\n";
-      OS << "<text x=\"" << Right - 120 << "\" y=\"" << Top + 15 * (K + 1) << "\" fill=\""
+      OS << "<text x=\"" << Left + 12 << "\" y=\"" << Top + 15 * (K + 1) << "\" fill=\""
          << Colors[K] << "\">" << Names[K] << "</text>\n";
       ++K;
     }

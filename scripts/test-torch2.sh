@@ -126,3 +126,44 @@ echo "test-torch2: built in $((SECONDS - start)) s"
 "$BUILD_DIR/runtime_tests" --gtest_brief=1
 "$BUILD_DIR/runtime_probe_tests" --gtest_brief=1
 echo "test-torch2: runtime tests pass against LibTorch $version ($((SECONDS - start)) s)"
+
+# The checks against the 2.x headers: each check's end-to-end program
+# (test/e2e/Inputs/torch-*.cpp) is analysed with the plugin of the main build,
+# must still produce its check's finding, and the program with the fix-its
+# applied must still compile against 2.x.
+PLUGIN=${PLUGIN:-build/lib/LibTorchTidy.so}
+TIDY=${TIDY:-/usr/lib/llvm-${LIBTORCH_TIDY_LLVM_VERSION:-19}/bin/clang-tidy}
+if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
+  mkdir -p "$BUILD_DIR/checks"
+  failed=0
+  check_one() {
+    local src=$1 id=$2 copy out
+    copy="$BUILD_DIR/checks/$id.cpp"
+    out="$BUILD_DIR/checks/$id.log"
+    cp "$src" "$copy"
+    "$TIDY" --load "$PLUGIN" --checks="-*,$id" --fix --fix-notes --quiet "$copy" -- "${CXXFLAGS[@]}" "${CUDA_INC[@]}" >"$out" 2>&1 || true
+    if ! grep -q "warning: .*\[$id\]" "$out"; then
+      echo "test-torch2: $id: no finding against LibTorch $version"; sed -n 1,20p "$out"; return 1
+    fi
+    if ! "$CXX" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -fsyntax-only "$copy" >>"$out" 2>&1; then
+      echo "test-torch2: $id: the fixed program does not compile against LibTorch $version"; tail -20 "$out"; return 1
+    fi
+  }
+  CUDA_INC=()
+  if [ $with_cuda = 1 ]; then CUDA_INC=(-isystem "$cuda_home/include"); fi
+  pairs=(test/e2e/Inputs/verify_eval.cpp:torch-eval-without-no-grad)
+  for src in test/e2e/Inputs/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  pids=()
+  for pair in "${pairs[@]}"; do
+    check_one "${pair%%:*}" "${pair#*:}" &
+    pids+=($!)
+    if ((${#pids[@]} >= JOBS)); then wait "${pids[0]}" || failed=1; pids=("${pids[@]:1}"); fi
+  done
+  for p in "${pids[@]}"; do wait "$p" || failed=1; done
+  n=${#pairs[@]}
+  if [ $failed != 0 ]; then
+    echo "test-torch2: the checks failed against LibTorch $version"
+    exit 1
+  fi
+  echo "test-torch2: $n checks find their mistake and their fixes compile against LibTorch $version ($((SECONDS - start)) s)"
+fi

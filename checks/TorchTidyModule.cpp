@@ -49,5 +49,5 @@ public:
 namespace clang::tidy {
 // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 static ClangTidyModuleRegistry::Add<torch_check::TorchTidyModule>
-    X("torch-module", "Checks for memory mistakes in LibTorch training and evaluation code.");
+    X("libtorch-tidy", "Checks for memory mistakes in LibTorch training and evaluation code.");
 } // namespace clang::tidy

@@ -131,7 +131,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != A.Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Acc->getName().str();
-    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
       {
         auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
                            "of every iteration stays alive as long as '%0' does; accumulate a "
@@ -144,16 +144,12 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
         diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
       if (SourceLoc.isValid())
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-    }});
+    });
   }
 }
 
 void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
-  for (const auto &[FD, Emit] : Deferred)
-    if (!Sites.allCallsGuarded(FD))
-      Emit();
-  Deferred.clear();
-  Sites.clear();
+  Sites.emitPendingAndClear();
   Functions.clear();
 }
 

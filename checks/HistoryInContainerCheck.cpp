@@ -174,7 +174,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Container->getName().str();
-    Deferred.push_back({FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
       {
         auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
                            "iteration stays alive as long as '%0' holds it; store a detached tensor")
@@ -186,16 +186,12 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
       if (SourceLoc.isValid())
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-    }});
+    });
   }
 }
 
 void HistoryInContainerCheck::onEndOfTranslationUnit() {
-  for (const auto &[FD, Emit] : Deferred)
-    if (!Sites.allCallsGuarded(FD))
-      Emit();
-  Deferred.clear();
-  Sites.clear();
+  Sites.emitPendingAndClear();
   Functions.clear();
 }
 

@@ -29,10 +29,9 @@ public:
 
 private:
   HistoryFunctions Functions;
+  /// Also holds the findings until the end of the TU: a function whose every
+  /// call site is guarded computes no history.
   CallSiteGuards Sites;
-  /// Findings wait for the end of the TU: a function whose every call site is
-  /// guarded computes no history.
-  std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Deferred;
 };
 
 } // namespace clang::tidy::torch_check

@@ -52,6 +52,8 @@
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
+#include <vector>
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
 
@@ -97,13 +99,31 @@ public:
   void collect(const Stmt *Body, ASTContext &Ctx);
   /// True when \p FD is called in the TU and every one of its calls is guarded.
   bool allCallsGuarded(const FunctionDecl *FD) const;
-  void clear() { Calls.clear(); }
+  /// Holds a finding's \p Emit in \p FD until the end of the translation
+  /// unit, when every call of \p FD is known.
+  void defer(const FunctionDecl *FD, std::function<void()> Emit) {
+    Pending.emplace_back(FD, std::move(Emit));
+  }
+  /// Emits the deferred findings of the functions not called only under a
+  /// guard, then forgets the calls and the findings (end of the TU).
+  void emitPendingAndClear() {
+    for (const auto &[FD, Emit] : Pending)
+      if (!allCallsGuarded(FD))
+        Emit();
+    Pending.clear();
+    Calls.clear();
+  }
+  void clear() {
+    Calls.clear();
+    Pending.clear();
+  }
 
 private:
   struct Count {
     unsigned Total = 0, Guarded = 0;
   };
   llvm::DenseMap<const FunctionDecl *, Count> Calls;
+  std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Pending;
 };
 
 /// A type that can hold a tensor: at::Tensor, a class template specialisation

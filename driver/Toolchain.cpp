@@ -22,7 +22,7 @@ std::string selfPath() {
   return llvm::sys::fs::getMainExecutable("libtorch-tidy", reinterpret_cast<void *>(&SelfAnchor));
 }
 
-static std::string besideSelf(llvm::StringRef Relative) {
+std::string besideSelf(llvm::StringRef Relative) {
   llvm::SmallString<256> P(llvm::sys::path::parent_path(selfPath()));
   llvm::sys::path::append(P, Relative);
   llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);

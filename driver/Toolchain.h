@@ -26,6 +26,8 @@ const char *toolVersion();
 
 /// The running executable's path (argv0 resolved).
 std::string selfPath();
+/// \p Relative resolved against the directory of the running executable.
+std::string besideSelf(llvm::StringRef Relative);
 
 llvm::Expected<std::string> findPlugin(llvm::StringRef Override);
 /// The clang-tidy to use, already checked to be of pluginLLVMMajor().

@@ -22,7 +22,7 @@ int runVerifyCommand(int Argc, const char **Argv) {
                                          "program\n",
                                          &llvm::errs()))
     return verify::UsageError;
-  return verify::run(Self.c_str());
+  return verify::run();
 }
 
 } // namespace libtorch_tidy

@@ -618,15 +618,7 @@ int runImpl(const Toolchain &TC) {
 
 } // namespace
 
-static std::string besideExecutable(const char *Argv0, llvm::StringRef Rel) {
-  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, (void *)&besideExecutable);
-  llvm::SmallString<256> P(path::parent_path(Exe));
-  path::append(P, Rel);
-  path::remove_dots(P, true);
-  return std::string(P);
-}
-
-int run(const char *Argv0) {
+int run() {
   Toolchain TC;
   auto Fail = [](const llvm::Twine &Msg) {
     llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
@@ -640,13 +632,13 @@ int run(const char *Argv0) {
   if (!Plugin)
     return Fail(llvm::toString(Plugin.takeError()));
   TC.Plugin = *Plugin;
-  TC.Instrument = besideExecutable(Argv0, "libtorch-tidy-instrument");
+  TC.Instrument = libtorch_tidy::besideSelf("libtorch-tidy-instrument");
   TC.Cxx = LIBTORCH_TIDY_CXX;
   // Build tree first (runtime/include beside the sources), then the install tree.
-  std::string Installed = besideExecutable(Argv0, "../include");
+  std::string Installed = libtorch_tidy::besideSelf("../include");
   TC.RuntimeIncludeDir = fs::exists(Installed + "/libtorch_tidy") ? Installed
                                                                    : LIBTORCH_TIDY_RUNTIME_INCLUDE;
-  std::string RuntimeLibDir = besideExecutable(Argv0, "../" LIBTORCH_TIDY_LIBDIR);
+  std::string RuntimeLibDir = libtorch_tidy::besideSelf("../" LIBTORCH_TIDY_LIBDIR);
   if (LIBTORCH_TIDY_HAVE_RUNTIME && fs::exists(RuntimeLibDir + "/libtorch_tidy_runtime.so"))
     TC.RuntimeLinkFlags =
         "-L" + RuntimeLibDir + " -Wl,-rpath," + RuntimeLibDir + " -ltorch_tidy_runtime";

@@ -40,8 +40,9 @@ struct Toolchain {
 /// The `verify` subcommand; its options are registered under it.
 extern llvm::cl::SubCommand Command;
 
-/// Runs `verify` after the command line was parsed. \p Argv0 locates the tools.
-int run(const char *Argv0);
+/// Runs `verify` after the command line was parsed; the tools are found beside
+/// the running command.
+int run();
 
 } // namespace libtorch_tidy::verify
 

@@ -86,10 +86,30 @@ static const ValueDecl *constructedVariable(const Expr *E, const ParentMap &PM) 
   return nullptr;
 }
 
-/// The construction builds its parameters fresh in \p Loop: it names a
-/// variable declared or assigned there, or calls a user function.
+/// The arguments of an optimizer construction: the parameters, then the
+/// options.
+static llvm::ArrayRef<const Expr *> constructionArgs(const Expr *Construction) {
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Construction))
+    return llvm::ArrayRef(CE->getArgs(), CE->getNumArgs());
+  if (const auto *Call = dyn_cast<CallExpr>(Construction))
+    return llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+  return {};
+}
+
+/// The construction builds its parameters fresh in \p Loop: its parameters
+/// argument names a variable declared or assigned there, or calls a user
+/// function; or \p Loop is a range-for over the values its options take (a
+/// sweep over learning rates). Options computed in an epoch loop (a learning
+/// rate decayed by epoch) do not count: the model is the same.
 static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
                                  const ParentMap &PM, const ASTContext &Ctx) {
+  llvm::ArrayRef<const Expr *> Args = constructionArgs(Construction);
+  if (Args.empty())
+    return true;
+  if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop))
+    for (const Expr *Option : Args.drop_front())
+      if (refersTo(Option, RF->getLoopVariable()))
+        return true;
   const SourceManager &SM = Ctx.getSourceManager();
   SourceRange LoopRange(SM.getExpansionLoc(Loop->getBeginLoc()),
                         SM.getExpansionLoc(Loop->getEndLoc()));
@@ -99,9 +119,7 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
            !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L);
   };
   llvm::SmallVector<const ValueDecl *, 4> Named;
-  llvm::SmallVector<const Stmt *, 16> Work;
-  for (const Stmt *Child : Construction->children())
-    Work.push_back(Child);
+  llvm::SmallVector<const Stmt *, 16> Work{Args.front()};
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
     if (!S)

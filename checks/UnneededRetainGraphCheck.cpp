@@ -3,6 +3,7 @@
 #include "UnneededRetainGraphCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
+#include "utils/History.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
@@ -41,6 +42,12 @@ BackwardShape backwardShape(const CallExpr *Call) {
     Shape.Grad = 1;
     Shape.Retain = 2;
     Shape.Create = 3;
+  } else if (isNamed(Call->getDirectCallee(), names::AutogradGrad) && Call->getNumArgs() >= 2) {
+    // grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    Shape.Root = Call->getArg(0);
+    Shape.Grad = 2;
+    Shape.Retain = 3;
+    Shape.Create = 4;
   }
   if (Shape.Create >= 0 && static_cast<unsigned>(Shape.Create) >= Call->getNumArgs())
     Shape.Root = nullptr;
@@ -105,6 +112,12 @@ struct Facts {
   /// Variables modified in any other way (compound assignment, in place,
   /// std::tie, through a non-const reference, ++/--).
   llvm::SmallPtrSet<const VarDecl *, 8> OtherwiseModified;
+  /// Where each variable is modified after its declaration (assignments,
+  /// in-place calls, insertions, calls taking it by non-const reference).
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Stmt *, 2>> ModSites;
+  /// Variables handed by non-const reference to a call: what the callee
+  /// stores in them is unknown.
+  llvm::SmallPtrSet<const VarDecl *, 8> OpaquelyModified;
   /// Range-for loop variables and the range they iterate.
   llvm::DenseMap<const VarDecl *, const Expr *> RangeOf;
   /// Calls of functions written by the user (not LibTorch, not system headers).
@@ -165,12 +178,12 @@ public:
   }
   bool VisitBinaryOperator(BinaryOperator *BO) {
     if (BO->isAssignmentOp())
-      noteModified(BO->getLHS(), BO->getRHS(), BO->getOpcode() == BO_Assign ? BO : nullptr);
+      noteModified(BO, BO->getLHS(), BO->getRHS(), BO->getOpcode() == BO_Assign ? BO : nullptr);
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *UO) {
     if (UO->isIncrementDecrementOp())
-      noteModified(UO->getSubExpr(), nullptr);
+      noteModified(UO, UO->getSubExpr(), nullptr);
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
@@ -178,12 +191,24 @@ public:
       F.Backwards.push_back(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      noteModified(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal ? Op : nullptr);
+      noteModified(Op, Op->getArg(0), Op->getArg(1),
+                   Op->getOperator() == OO_Equal ? Op : nullptr);
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-      if (const CXXMethodDecl *MD = MC->getMethodDecl())
-        if (MD->getIdentifier() && MD->getName().ends_with("_") && !MD->isConst())
+      if (const CXXMethodDecl *MD = MC->getMethodDecl()) {
+        const Expr *Object = MC->getImplicitObjectArgument();
+        // In-place tensor methods (`t.add_(x)`), and non-const methods of a
+        // container of tensors (`parts.push_back(loss)`): the arguments become
+        // part of the object's value.
+        const bool InPlace = MD->getIdentifier() && MD->getName().ends_with("_");
+        const bool ContainerUpdate = !MD->isConst() && !isTensorType(Object->getType()) &&
+                                     isTensorish(Object->getType()) && referencedVar(Object);
+        if (InPlace || ContainerUpdate) {
           for (const Expr *Arg : Call->arguments())
-            noteModified(MC->getImplicitObjectArgument(), Arg);
+            noteModified(MC, Object, Arg);
+          if (ContainerUpdate && Call->getNumArgs() == 0)
+            noteModified(MC, Object, nullptr);
+        }
+      }
     if (const FunctionDecl *Callee = Call->getDirectCallee()) {
       if (!SM.isInSystemHeader(Callee->getLocation()) && !isInLibraryNamespace(Callee))
         F.UserCalls.push_back(Call);
@@ -203,6 +228,8 @@ public:
           if (const VarDecl *VD = referencedVar(Call->getArg(I))) {
             F.Modified.insert(VD);
             F.OtherwiseModified.insert(VD);
+            F.OpaquelyModified.insert(VD);
+            F.ModSites[VD].push_back(Call);
           }
       }
     }
@@ -213,7 +240,7 @@ private:
   /// Every variable named in \p Target (a variable, std::tie(a, b), obj.member)
   /// may get its value from \p Source.
   /// \p PlainAssignment is the `v = expr` expression when this is one.
-  void noteModified(const Expr *Target, const Expr *Source,
+  void noteModified(const Stmt *Site, const Expr *Target, const Expr *Source,
                     const Expr *PlainAssignment = nullptr) {
     llvm::SmallVector<const VarDecl *, 4> Targets;
     const VarDecl *Whole = referencedVar(Target);
@@ -223,6 +250,7 @@ private:
       collectVars(Target, Targets);
     for (const VarDecl *VD : Targets) {
       F.Modified.insert(VD);
+      F.ModSites[VD].push_back(Site);
       if (Source)
         F.Sources[VD].push_back(Source);
       if (VD == Whole && PlainAssignment && Source)
@@ -255,6 +283,16 @@ public:
   bool CallsForward = false;
   bool CallsUser = false;
   const Facts *F = nullptr;
+
+  /// `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
+  /// conversions: what they read carries no graph into the result. Backward
+  /// and grad calls are not cuts here (grad with create_graph returns graphs).
+  bool TraverseStmt(Stmt *S) {
+    if (const auto *E = dyn_cast_or_null<Expr>(S);
+        E && cutsHistory(E) && !isBackwardOrGradCall(dyn_cast<CallExpr>(E->IgnoreParenImpCasts())))
+      return true;
+    return RecursiveASTVisitor::TraverseStmt(S);
+  }
 
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
     if (const VarDecl *VD = referencedVar(DRE))
@@ -311,57 +349,30 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
   };
   auto InLambda = [&](const Stmt *S) { return enclosingCodeBody(S, PM, Body) != Body; };
 
-  for (const CallExpr *Call : F.Backwards) {
-    BackwardShape Shape = backwardShape(Call);
-    if (!Shape.Root)
-      continue;
-    const Expr *RetainArg = Call->getArg(Shape.Retain);
-    if (isa<CXXDefaultArgExpr>(RetainArg) || constantBool(RetainArg, Ctx) != 1)
-      continue;
-    const Expr *CreateArg = Call->getArg(Shape.Create);
-    const bool CreateWritten = !isa<CXXDefaultArgExpr>(CreateArg);
-    if (CreateWritten && constantBool(CreateArg, Ctx) != 0)
-      continue;
-
-    // Another backward pass that may reach the same graph: later in the
-    // function, anywhere in a loop around this one, or in a lambda.
-    const bool CallInLambda = InLambda(Call);
-    bool OtherBackward = false;
-    for (const CallExpr *Other : F.Backwards) {
-      if (Other == Call)
-        continue;
-      if (CallInLambda || InLambda(Other) || Before(Call, Other)) {
-        OtherBackward = true;
-        break;
-      }
-      for (const Stmt *L = enclosingLoop(Call, PM, Body); L; L = enclosingLoop(L, PM, Body))
-        if (isDescendant(Other, L, PM)) {
-          OtherBackward = true;
-          break;
-        }
-      if (OtherBackward)
-        break;
-    }
-    if (OtherBackward)
-      continue;
-
-    // The graph must be built in the current iteration (or call): every tensor
-    // the root is computed from is declared in that scope, or declared outside
-    // it from LibTorch factories and never modified.
-    const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
-    const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
+  /// The tensors a backward pass at \p At starting from \p Root reads, and
+  /// whether one of them may hold a graph from outside the current iteration
+  /// (or call): every tensor the root is computed from must be declared in
+  /// that scope, or declared outside it from LibTorch factories and never
+  /// modified, or reassigned as a whole on every iteration before \p At.
+  struct Closure {
+    bool Outside = false;
+    llvm::SmallPtrSet<const VarDecl *, 16> Tensors; ///< every tensor read
+    llvm::SmallPtrSet<const VarDecl *, 16> Fresh;   ///< outside, graph-free factories
+  };
+  auto ClosureOf = [&](const Expr *Root, const CallExpr *At) {
+    Closure C;
+    const Stmt *CodeBody = enclosingCodeBody(At, PM, Body);
+    const Stmt *Loop = enclosingLoop(At, PM, CodeBody);
     const Stmt *Scope = Loop ? Loop : CodeBody;
     llvm::SmallPtrSet<const VarDecl *, 16> Seen;
-    llvm::SmallPtrSet<const VarDecl *, 16> Tensors; // the tensors the root comes from
-    llvm::SmallVector<const Expr *, 16> Work{Shape.Root};
-    bool Outside = false;
-    while (!Work.empty() && !Outside) {
+    llvm::SmallVector<const Expr *, 16> Work{Root};
+    while (!Work.empty() && !C.Outside) {
       const Expr *E = Work.pop_back_val();
       ClosureWalker W;
       W.F = &F;
       W.TraverseStmt(const_cast<Expr *>(E));
       if (W.ReadsThisTensor) {
-        Outside = true;
+        C.Outside = true;
         break;
       }
       for (const VarDecl *VD : W.Vars) {
@@ -369,7 +380,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
           continue;
         if (!isTensorish(VD->getType()) && !F.RangeOf.count(VD))
           continue;
-        Tensors.insert(VD);
+        C.Tensors.insert(VD);
         const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
         // Declared anew on every iteration: in the loop body, or the variable of
         // a range-for (not the init statement of a for loop, which runs once).
@@ -390,34 +401,38 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
         }
         // Declared outside the loop but reassigned as a whole on every
         // iteration before the backward pass, from values that do not read it
-        // (`loss = loss_fn(model(x), y);`): the graph is this iteration's.
-        if (Local && Loop && !F.OtherwiseModified.contains(VD) && !F.RangeOf.count(VD)) {
-          llvm::SmallVector<const Expr *, 2> Fresh;
-          bool Other = false;
+        // (`loss = loss_fn(model(x), y);`, `loss = torch::zeros({});` then
+        // `loss += part;`): the graph is this iteration's. Every other
+        // modification inside the loop comes after that assignment.
+        if (Local && Loop && !F.OpaquelyModified.contains(VD) && !F.RangeOf.count(VD)) {
+          const Expr *First = nullptr;
           for (const auto &[Assign, Rhs] : F.Assignments.lookup(VD)) {
-            if (!Within(Assign->getBeginLoc(), Loop))
-              continue; // before or after the loop
-            if (Within(Assign->getBeginLoc(), loopBody(Loop)) && Before(Assign, Call) &&
-                runsEveryIteration(Assign, loopBody(Loop), PM))
-              Fresh.push_back(Rhs);
-            else
-              Other = true;
-          }
-          ClosureWalker Reads;
-          Reads.F = &F;
-          for (const Expr *Rhs : Fresh)
+            if (!Within(Assign->getBeginLoc(), loopBody(Loop)) || !Before(Assign, At) ||
+                !runsEveryIteration(Assign, loopBody(Loop), PM))
+              continue;
+            ClosureWalker Reads;
+            Reads.F = &F;
             Reads.TraverseStmt(const_cast<Expr *>(Rhs));
-          if (!Other && !Fresh.empty() && !llvm::is_contained(Reads.Vars, VD) &&
-              !Reads.ReadsThisTensor) {
-            for (const Expr *Rhs : Fresh)
-              Work.push_back(Rhs);
+            if (llvm::is_contained(Reads.Vars, VD) || Reads.ReadsThisTensor)
+              continue;
+            if (!First || Before(Assign, First))
+              First = Assign;
+          }
+          const bool Ordered =
+              First && llvm::all_of(F.ModSites.lookup(VD), [&](const Stmt *Site) {
+                return !Within(Site->getBeginLoc(), Loop) || !Before(Site, First);
+              });
+          if (Ordered) {
+            for (const Expr *Src : F.Sources.lookup(VD))
+              if (Within(Src->getBeginLoc(), Loop) && !Before(Src, First))
+                Work.push_back(Src);
             continue;
           }
         }
         // Declared outside: only a tensor made fresh by a factory and never
         // modified carries no graph of its own.
         if (!Local || F.Modified.contains(VD) || F.RangeOf.count(VD) || !VD->getInit()) {
-          Outside = true;
+          C.Outside = true;
           break;
         }
         ClosureWalker Init;
@@ -425,13 +440,103 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
         Init.TraverseStmt(const_cast<Expr *>(VD->getInit()));
         if (Init.ReadsThisTensor || Init.CallsForward || Init.CallsUser ||
             llvm::any_of(Init.Vars, [](const VarDecl *V) { return isTensorish(V->getType()); })) {
-          Outside = true;
+          C.Outside = true;
+          break;
+        }
+        C.Fresh.insert(VD);
+      }
+    }
+    return C;
+  };
+
+  /// A variable that holds no autograd graph: the batch of a range-for over a
+  /// DataLoader, a fresh factory tensor, or a local computed only from such
+  /// values by LibTorch operations (no forward pass, no call of user code).
+  llvm::DenseMap<const VarDecl *, bool> GraphFreeMemo;
+  std::function<bool(const VarDecl *)> GraphFree = [&](const VarDecl *VD) -> bool {
+    if (auto It = GraphFreeMemo.find(VD); It != GraphFreeMemo.end())
+      return It->second;
+    GraphFreeMemo[VD] = false; // cycles: not known to be free
+    bool Free = false;
+    if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end())
+      Free = It->second && !isTensorType(VD->getType()) &&
+             !isTensorish(It->second->getType()) && !isTensorType(It->second->getType());
+    else if (VD->isLocalVarDecl() && !VD->isStaticLocal() &&
+             !F.OpaquelyModified.contains(VD)) {
+      Free = true;
+      for (const Expr *Src : F.Sources.lookup(VD)) {
+        ClosureWalker W;
+        W.F = &F;
+        W.TraverseStmt(const_cast<Expr *>(Src));
+        if (W.ReadsThisTensor || W.CallsForward || W.CallsUser ||
+            llvm::any_of(W.Vars, [&](const VarDecl *V) {
+              return (isTensorish(V->getType()) || F.RangeOf.count(V)) && !GraphFree(V);
+            })) {
+          Free = false;
           break;
         }
       }
     }
-    if (Outside)
+    GraphFreeMemo[VD] = Free;
+    return Free;
+  };
+
+  auto RootOf = [](const CallExpr *Call) -> const Expr * {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      return MC->getImplicitObjectArgument();
+    return Call->getNumArgs() >= 1 ? Call->getArg(0) : nullptr;
+  };
+
+  for (const CallExpr *Call : F.Backwards) {
+    BackwardShape Shape = backwardShape(Call);
+    if (!Shape.Root)
       continue;
+    const Expr *RetainArg = Call->getArg(Shape.Retain);
+    if (isa<CXXDefaultArgExpr>(RetainArg) || constantBool(RetainArg, Ctx) != 1)
+      continue;
+    const Expr *CreateArg = Call->getArg(Shape.Create);
+    const bool CreateWritten = !isa<CXXDefaultArgExpr>(CreateArg);
+    if (CreateWritten && constantBool(CreateArg, Ctx) != 0)
+      continue;
+
+    const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
+    const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
+    Closure Own = ClosureOf(Shape.Root, Call);
+    if (Own.Outside)
+      continue;
+
+    // Another backward pass that may reach the same graph: later in the
+    // function, anywhere in a loop around this one, or in a lambda. One that
+    // starts from tensors of its own (the generator's loss on the fake batch
+    // when the discriminator's loss read `fake.detach()`) cannot.
+    const bool CallInLambda = InLambda(Call);
+    bool OtherBackward = false;
+    for (const CallExpr *Other : F.Backwards) {
+      if (Other == Call)
+        continue;
+      bool Relevant = CallInLambda || InLambda(Other) || Before(Call, Other);
+      for (const Stmt *L = enclosingLoop(Call, PM, Body); L && !Relevant;
+           L = enclosingLoop(L, PM, Body))
+        Relevant = isDescendant(Other, L, PM);
+      if (!Relevant)
+        continue;
+      const Expr *OtherRoot = RootOf(Other);
+      if (CallInLambda || InLambda(Other) || !OtherRoot) {
+        OtherBackward = true;
+        break;
+      }
+      Closure Theirs = ClosureOf(OtherRoot, Other);
+      if (Theirs.Outside ||
+          llvm::any_of(Theirs.Tensors, [&](const VarDecl *V) {
+            return Own.Tensors.contains(V) && !Own.Fresh.contains(V) && !GraphFree(V);
+          })) {
+        OtherBackward = true;
+        break;
+      }
+    }
+    if (OtherBackward)
+      continue;
+    const llvm::SmallPtrSet<const VarDecl *, 16> &Tensors = Own.Tensors;
 
     // A later call of the user's code that gets one of these tensors may run a
     // backward pass of its own.

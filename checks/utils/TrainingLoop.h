@@ -92,6 +92,9 @@ public:
   /// Every event of the function body, in source order.
   llvm::ArrayRef<TrainingEvent> events() const { return AllEvents; }
   const ParentMap &parents() const { return *PM; }
+  /// False when the body has no backward pass or no step: no parent map was
+  /// built and parents() must not be called.
+  bool hasParents() const { return PM != nullptr; }
   ASTContext &context() const { return Ctx; }
   const Stmt *functionBody() const { return Body; }
 

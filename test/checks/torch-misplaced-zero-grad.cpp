@@ -81,6 +81,62 @@ void in_a_lambda_and_accumulation_branch(Net &model, torch::optim::SGD &opt, tor
   run(3);
 }
 
+// The module's zero_grad() clears what the optimizer over its parameters
+// needs, also when the parameters were taken into a variable first.
+void module_zero_grad_through_params(Net &model, Loader &loader) {
+  auto params = model->parameters();
+  torch::optim::SGD optimizer(params, torch::optim::SGDOptions(0.1));
+  for (auto &batch : loader) {
+    torch::nll_loss(model->forward(batch[0].data), batch[0].target).backward();
+    model->zero_grad();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'zero_grad()' between 'backward()' and 'step()'
+    optimizer.step();
+  }
+}
+
+// One training step per call: no loop in the function.
+struct StepTrainer {
+  Net model;
+  torch::optim::Adam opt_;
+  void train_step(torch::Tensor x, torch::Tensor y) {
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    model->zero_grad();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'zero_grad()' between 'backward()' and 'step()'
+    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: gradients computed here
+    // CHECK-MESSAGES: :[[@LINE+1]]:10: note: the optimizer steps here; zero the gradients before the forward pass or after this step
+    opt_.step();
+  }
+};
+
+// The zeroing at the end of an optimizer closure: the step reads the
+// gradients after the closure returns.
+void closure_zeroes_last(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    opt.step([&] {
+      auto loss = model(x).sum();
+      loss.backward();
+      opt.zero_grad();
+      // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'zero_grad()' between 'backward()' and 'step()'
+      // CHECK-MESSAGES: :[[@LINE-3]]:12: note: gradients computed here
+      // CHECK-MESSAGES: :[[@LINE-6]]:9: note: the optimizer steps here
+      return loss;
+    });
+  }
+}
+
+void closure_in_a_variable(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
+  auto closure = [&]() -> torch::Tensor {
+    auto loss = model(x).sum();
+    loss.backward();
+    model->zero_grad();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'zero_grad()' between 'backward()' and 'step()'
+    return loss;
+  };
+  for (int i = 0; i < 10; ++i)
+    opt.step(closure);
+}
+
 // ---- negatives -------------------------------------------------------------
 
 void zero_before_forward(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
@@ -163,4 +219,55 @@ void zero_between_steps(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
     model(x).sum().backward();
     opt.step();
   }
+}
+
+// Another optimizer's gradients cleared in a step function.
+void gan_step(Net &gen, Net &disc, torch::optim::Adam &g_opt, torch::optim::Adam &d_opt,
+              torch::Tensor x) {
+  disc(x).sum().backward();
+  g_opt.zero_grad();
+  d_opt.step();
+}
+
+// Gradients of the input read, then cleared: no step after them.
+torch::Tensor saliency(Net &model, torch::Tensor x, torch::optim::SGD &opt) {
+  x.requires_grad_(true);
+  model(x).sum().backward();
+  auto map = x.grad().abs();
+  model->zero_grad();
+  opt.zero_grad();
+  return map;
+}
+
+// The closure zeroes first: the usual order.
+void closure_zeroes_first(Net &model, torch::optim::LBFGS &opt, torch::Tensor x) {
+  auto closure = [&]() -> torch::Tensor {
+    opt.zero_grad();
+    auto loss = model(x).sum();
+    loss.backward();
+    return loss;
+  };
+  opt.step(closure);
+}
+
+// A lambda that is not a closure of the step.
+void callback_lambda(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+  auto probe = [&] {
+    model(x).sum().backward();
+    opt.zero_grad();
+  };
+  probe();
+  model(x).sum().backward();
+  opt.step();
+}
+
+// Zeroing under a condition at the end of a closure.
+void closure_conditional_zero(Net &model, torch::optim::LBFGS &opt, torch::Tensor x, bool reset) {
+  opt.step([&] {
+    auto loss = model(x).sum();
+    loss.backward();
+    if (reset)
+      opt.zero_grad();
+    return loss;
+  });
 }

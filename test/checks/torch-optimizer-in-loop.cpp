@@ -86,6 +86,32 @@ void in_a_lambda(Net &model, torch::Tensor x) {
   run(3);
 }
 
+// A learning rate decayed by epoch: the model is the same, the optimizer state
+// restarts every epoch.
+double schedule(int epoch);
+void learning_rate_by_epoch(Net &model, Loader &loader, double base_lr) {
+  for (int epoch = 0; epoch < 90; ++epoch) {
+    double lr = base_lr / (1 + epoch / 30);
+    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(lr).momentum(0.9));
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: optimizer constructed inside the epoch loop
+    for (auto &batch : loader) {
+      optimizer.zero_grad();
+      torch::nll_loss(model->forward(batch[0].data), batch[0].target).backward();
+      optimizer.step();
+    }
+  }
+  for (int epoch = 0; epoch < 90; ++epoch) {
+    auto adam = std::make_unique<torch::optim::Adam>(model->parameters(),
+                                                     torch::optim::AdamOptions(schedule(epoch)));
+    // CHECK-MESSAGES: :[[@LINE-2]]:17: warning: optimizer constructed inside the epoch loop
+    for (auto &batch : loader) {
+      adam->zero_grad();
+      model->forward(batch[0].data).sum().backward();
+      adam->step();
+    }
+  }
+}
+
 // ---- negatives -------------------------------------------------------------
 
 void built_once(Net &model, torch::Tensor x) {

@@ -116,6 +116,89 @@ void in_macro(Net &model) {
 }
 // CHECK-FIXES: {{^}}  loss.backward({}, RETAIN);{{$}}
 
+// A GAN step whose discriminator loss reads the fake batch through detach():
+// the generator's backward pass starts from a graph of its own.
+void gan_detached(Net &generator, Net &discriminator, torch::optim::Adam &d_opt,
+                  torch::optim::Adam &g_opt, Loader &loader) {
+  for (auto &batch : *loader) {
+    auto real = batch.front().data;
+    auto noise = torch::randn({real.size(0), 4});
+    auto fake = generator(noise);
+    d_opt.zero_grad();
+    auto d_loss = discriminator(real).mean() - discriminator(fake.detach()).mean();
+    d_loss.backward({}, /*retain_graph=*/true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'retain_graph' is true but no later backward pass in this loop iteration
+    d_opt.step();
+    g_opt.zero_grad();
+    auto g_loss = -discriminator(fake).mean();
+    g_loss.backward();
+    g_opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    d_loss.backward();{{$}}
+
+void gan_detached_free_function(Net &generator, Net &discriminator, torch::optim::Adam &d_opt,
+                                torch::optim::Adam &g_opt) {
+  for (int step = 0; step < 100; ++step) {
+    auto fake = generator(torch::randn({8, 4}));
+    auto d_loss = discriminator(fake.detach()).mean();
+    torch::autograd::backward({d_loss}, {}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: 'retain_graph' is true
+    d_opt.step();
+    torch::autograd::backward({-discriminator(fake).mean()});
+    g_opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    torch::autograd::backward({d_loss});{{$}}
+
+// One backward pass per iteration on a loss summed from parts.
+void summed_from_parts(Net &model, Net &aux, torch::optim::SGD &opt, Loader &loader) {
+  torch::nn::CrossEntropyLoss criterion;
+  for (auto &batch : *loader) {
+    auto out = model(batch.front().data);
+    auto loss = criterion(out, batch.front().target) + 0.1 * aux(out).pow(2).mean();
+    opt.zero_grad();
+    loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'retain_graph' is true
+    opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    loss.backward();{{$}}
+
+// The loss lives outside the loop; each iteration starts it afresh and adds
+// the parts to it.
+void parts_added_to_outer_loss(std::vector<Net> &heads, Net &trunk, torch::optim::SGD &opt) {
+  torch::Tensor loss;
+  for (int step = 0; step < 100; ++step) {
+    auto features = trunk(torch::randn({8, 4}));
+    loss = torch::zeros({});
+    for (auto &head : heads)
+      loss += head(features).sum();
+    loss.backward(torch::Tensor(), true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'retain_graph' is true
+    opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    loss.backward();{{$}}
+
+// torch::autograd::grad follows the same rules.
+void grad_retained(Net &model, torch::Tensor w) {
+  auto loss = model(torch::randn({8, 4})).sum();
+  auto grads = torch::autograd::grad({loss}, {w}, {}, /*retain_graph=*/true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:72: warning: 'retain_graph' is true but no later backward pass in this function
+  w.sub_(grads[0]);
+}
+// CHECK-FIXES: {{^}}  auto grads = torch::autograd::grad({loss}, {w});{{$}}
+
+void grad_retained_in_loop(Net &model, torch::Tensor w) {
+  for (int i = 0; i < 10; ++i) {
+    auto loss = model(torch::randn({8, 4})).sum();
+    auto grads = torch::autograd::grad({loss}, {w}, {torch::ones_like(loss)}, true, false);
+    // CHECK-MESSAGES: :[[@LINE-1]]:79: warning: 'retain_graph' is true
+  }
+}
+// CHECK-FIXES: {{^}}    auto grads = torch::autograd::grad({loss}, {w}, {torch::ones_like(loss)}, false, false);{{$}}
+
 // ---- must not flag ----------------------------------------------------------
 
 void multi_task(Net &trunk, Net &head_a, Net &head_b, torch::Tensor x) {
@@ -195,6 +278,8 @@ struct Recurrent {
   }
 };
 
+// The earlier backward pass of the epoch loop starts from a graph it builds
+// itself: it cannot reach the batch loop's graphs.
 void earlier_in_epoch_loop(Net &model, Loader &loader) {
   for (int epoch = 0; epoch < 3; ++epoch) {
     auto warmup = model(torch::randn({8, 4})).sum();
@@ -202,6 +287,22 @@ void earlier_in_epoch_loop(Net &model, Loader &loader) {
     for (auto &batch : *loader) {
       auto loss = model(batch.front().data).sum();
       loss.backward({}, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'retain_graph' is true
+    }
+  }
+}
+// CHECK-FIXES: {{^}}      loss.backward();{{$}}
+
+// ... unless it goes through a tensor the batch loop keeps.
+void earlier_in_epoch_loop_through_a_kept_loss(Net &model, Loader &loader) {
+  torch::Tensor last;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    if (last.defined())
+      last.backward();
+    for (auto &batch : *loader) {
+      auto loss = model(batch.front().data).sum();
+      loss.backward({}, true);
+      last = loss;
     }
   }
 }
@@ -287,5 +388,80 @@ void reassigned_after(Net &model) {
   for (int step = 0; step < 100; ++step) {
     loss.backward({}, true);
     loss = model(torch::randn({8, 4})).sum();
+  }
+}
+
+// The generator's loss goes through the same fake batch without detach().
+void gan_not_detached(Net &generator, Net &discriminator, torch::optim::Adam &d_opt) {
+  for (int step = 0; step < 100; ++step) {
+    auto fake = generator(torch::randn({8, 4}));
+    auto d_loss = discriminator(fake).mean();
+    d_loss.backward({}, true);
+    d_opt.step();
+    auto g_loss = -d_loss + fake.pow(2).mean();
+    g_loss.backward();
+  }
+}
+
+// A later backward pass through a variable that holds the first graph.
+void reached_through_a_copy(Net &model) {
+  for (int step = 0; step < 100; ++step) {
+    auto out = model(torch::randn({8, 4}));
+    auto loss = out.sum();
+    loss.backward({}, true);
+    torch::Tensor kept;
+    kept = out;
+    kept.mean().backward();
+  }
+}
+
+// A container outside the loop keeps every iteration's loss: a later
+// iteration goes back through them all.
+void history_kept_in_a_container(Net &model) {
+  std::vector<torch::Tensor> history;
+  for (int step = 0; step < 100; ++step) {
+    auto loss = model(torch::randn({8, 4})).sum();
+    history.push_back(loss);
+    torch::stack(history).sum().backward({}, true);
+  }
+}
+
+// Started afresh, then handed to a function that may add anything to it.
+void add_regulariser(torch::Tensor &loss);
+void modified_by_a_callee(Net &model) {
+  torch::Tensor loss;
+  for (int step = 0; step < 100; ++step) {
+    loss = model(torch::randn({8, 4})).sum();
+    add_regulariser(loss);
+    loss.backward({}, true);
+  }
+}
+
+// Added to before it is started afresh: the old value may leak in.
+void modified_before_the_reset(Net &model, torch::Tensor extra) {
+  torch::Tensor loss = torch::zeros({});
+  for (int step = 0; step < 100; ++step) {
+    loss += extra;
+    loss = model(torch::randn({8, 4})).sum();
+    loss.backward({}, true);
+  }
+}
+
+// grad() keeps the graph for the backward pass that follows on the same loss.
+void grad_then_backward_same_loss(Net &model, torch::Tensor w) {
+  auto loss = model(torch::randn({8, 4})).sum();
+  auto grads = torch::autograd::grad({loss}, {w}, {}, true);
+  loss.backward();
+}
+
+// Gradient penalty: create_graph keeps the graph anyway.
+void gradient_penalty(Net &critic, torch::Tensor real, torch::optim::Adam &opt) {
+  for (int step = 0; step < 100; ++step) {
+    auto x = real.clone().requires_grad_(true);
+    auto out = critic(x);
+    auto g = torch::autograd::grad({out.sum()}, {x}, {}, true, true)[0];
+    auto loss = out.mean() + (g.pow(2).sum() - 1).pow(2);
+    loss.backward();
+    opt.step();
   }
 }

@@ -82,17 +82,36 @@ public:
   }
 };
 
+/// True when \p S calls `size()` on \p Container (`recent.size() > 10`).
+bool testsSizeOf(const Stmt *S, const ValueDecl *Container) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && MD->getName() == "size" &&
+        storageOf(MC->getImplicitObjectArgument()) == Container)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (testsSizeOf(Child, Container))
+      return true;
+  return false;
+}
+
 /// `c.clear()`, `c.pop_front()`, `c.erase(...)`, `c = ...`, `c.swap(...)`,
 /// `c.resize(n)` somewhere in \p S: the container does not grow without bound.
-bool isEmptiedIn(const Stmt *S, const ValueDecl *Container) {
+/// A pop under a test of the container's size (`if (recent.size() > N)
+/// recent.pop_front();`) only trims a ring that still holds N graphs: not
+/// counted.
+bool isEmptiedIn(const Stmt *S, const ValueDecl *Container, bool SizeTested = false) {
   if (!S)
     return false;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (MD && MD->getIdentifier() && storageOf(MC->getImplicitObjectArgument()) == Container) {
       llvm::StringRef Name = MD->getName();
-      if (Name == "clear" || Name == "pop_back" || Name == "pop_front" || Name == "erase" ||
-          Name == "swap" || Name == "resize" || Name == "pop")
+      if (Name == "clear" || Name == "erase" || Name == "swap" || Name == "resize")
+        return true;
+      if ((Name == "pop_back" || Name == "pop_front" || Name == "pop") && !SizeTested)
         return true;
     }
   }
@@ -102,9 +121,32 @@ bool isEmptiedIn(const Stmt *S, const ValueDecl *Container) {
     if (isa<DeclRefExpr, MemberExpr>(LHS) && storageOf(LHS) == Container)
       return true;
   }
+  const Expr *Test = nullptr;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    Test = If->getCond();
+  else if (const auto *While = dyn_cast<WhileStmt>(S))
+    Test = While->getCond();
+  const bool Tested = SizeTested || (Test && testsSizeOf(Test, Container));
   for (const Stmt *Child : S->children())
-    if (isEmptiedIn(Child, Container))
+    if (isEmptiedIn(Child, Container, Tested))
       return true;
+  return false;
+}
+
+/// True when a member function of \p Field's class other than \p Except,
+/// defined in the translation unit, empties the member (a `reset()` or
+/// `clear_history()` the owner calls).
+bool emptiedByAMethod(const FieldDecl *Field, const FunctionDecl *Except) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return true; // unknown: stay silent
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    const FunctionDecl *Def = MD->getDefinition();
+    if (!Def || Def == Except || !Def->hasBody())
+      continue;
+    if (isEmptiedIn(Def->getBody(), Field))
+      return true;
+  }
   return false;
 }
 
@@ -133,7 +175,16 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   for (const Insertion &I : Collector.Found) {
     const Stmt *Loop = enclosingLoop(I.Stmt, PM, Body);
     const ValueDecl *Container = storageOf(I.Container);
-    if (!Loop || !Container || !outlivesIteration(Container, Loop, SM))
+    if (!Container)
+      continue;
+    // Outside loops: a data member filled by a member function (a debug
+    // buffer, a ring of recent outputs) grows by one graph per call, unless
+    // some member function of the class empties it. Constructors run once.
+    const auto *Member = dyn_cast<FieldDecl>(Container);
+    if (!Loop && (!Member || isa<CXXConstructorDecl>(FD) || !isa<CXXMethodDecl>(FD) ||
+                  isEmptiedIn(Body, Container) || emptiedByAMethod(Member, FD)))
+      continue;
+    if (Loop && !outlivesIteration(Container, Loop, SM))
       continue;
     const Expr *Value = nullptr;
     const Expr *Source = nullptr;

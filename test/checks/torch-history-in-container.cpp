@@ -93,6 +93,47 @@ void tuple_element(torch::nn::LSTM &lstm, torch::Tensor x) {
   // (no fix-it: not a tensor)
 }
 
+// A data member filled by a member function: every call adds a graph.
+struct Classifier {
+  Net model;
+  std::vector<torch::Tensor> debug_logits_;
+  std::deque<torch::Tensor> recent_;
+  torch::Tensor predict(torch::Tensor x) {
+    auto logits = model(x);
+    debug_logits_.push_back(logits);
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'debug_logits_' keeps a tensor that carries autograd history
+    recent_.push_back(logits.softmax(1));
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'recent_' keeps a tensor that carries autograd history
+    if (recent_.size() > 8)
+      recent_.pop_front(); // a ring: still eight graphs
+    return logits.argmax(1);
+  }
+};
+// CHECK-FIXES: {{^}}    debug_logits_.push_back(logits.detach());{{$}}
+// CHECK-FIXES: {{^}}    recent_.push_back(logits.softmax(1).detach());{{$}}
+
+// A ring of recent outputs in a loop.
+void recent_outputs(Net &model, std::vector<torch::Tensor> xs) {
+  std::deque<torch::Tensor> recent;
+  for (auto &x : xs) {
+    recent.emplace_back(model(x));
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'recent' keeps a tensor that carries autograd history
+    while (recent.size() > 16)
+      recent.pop_front();
+  }
+}
+// CHECK-FIXES: {{^}}    recent.emplace_back(model(x).detach());{{$}}
+
+// Chunked predictions kept across the chunks.
+torch::Tensor predict_in_chunks(Net &model, torch::Tensor inputs) {
+  std::vector<torch::Tensor> predictions;
+  for (int64_t i = 0; i < inputs.size(0); ++i)
+    predictions.push_back(model(inputs.select(0, i)).softmax(1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'predictions' keeps a tensor that carries autograd history
+  return torch::cat(predictions).argmax(1);
+}
+// CHECK-FIXES: {{^}}    predictions.push_back(model(inputs.select(0, i)).softmax(1).detach());{{$}}
+
 // ---- negatives -------------------------------------------------------------
 
 void detached(Net &model, torch::Tensor x) {
@@ -215,3 +256,26 @@ size_t count_outputs(Net &model, std::vector<torch::Tensor> xs) {
   return out.size();
 }
 // CHECK-FIXES: {{^}}    out.push_back(model(x).detach());{{$}}
+
+// Members emptied by another member function, filled once in a constructor,
+// or drained in the call.
+struct Buffered {
+  Net model;
+  std::vector<torch::Tensor> pending_;
+  std::vector<torch::Tensor> initial_;
+  std::deque<torch::Tensor> queue_;
+  explicit Buffered(torch::Tensor x) { initial_.push_back(model(x)); }
+  void observe(torch::Tensor x) { pending_.push_back(model(x)); }
+  void reset() { pending_.clear(); }
+  void process(torch::Tensor x) {
+    queue_.push_back(model(x));
+    while (!queue_.empty())
+      queue_.pop_front();
+  }
+};
+
+// A local filled once, without a loop.
+void once(Net &model, torch::Tensor x) {
+  std::vector<torch::Tensor> outs;
+  outs.push_back(model(x));
+}

@@ -24,6 +24,9 @@ struct Accumulation {
   const Expr *Stmt;  ///< the whole accumulation
   const Expr *Acc;   ///< the accumulator as written
   const Expr *Value; ///< what is added
+  /// Appending `.detach()` to Value fixes it (not for `acc = c ? acc + e : e`,
+  /// whose other branch stores `e` itself).
+  bool Fixable = true;
 };
 
 const Expr *bare(const Expr *E) { return E ? E->IgnoreImplicit()->IgnoreParens() : nullptr; }
@@ -47,18 +50,30 @@ public:
       return true;
     }
     const ValueDecl *Target = storageOf(LHS);
-    const auto *Sum = dyn_cast_or_null<CXXOperatorCallExpr>(bare(Op->getArg(1)));
-    if (!Target || !Sum || Sum->getNumArgs() != 2 ||
-        (Sum->getOperator() != OO_Plus && Sum->getOperator() != OO_Minus))
+    if (!Target)
       return true;
     auto IsTarget = [&](const Expr *E) {
       const Expr *B = bare(E);
       return isa<DeclRefExpr, MemberExpr>(B) && storageOf(B) == Target;
     };
-    if (IsTarget(Sum->getArg(0)))
-      Found.push_back({Op, LHS, Sum->getArg(1)});
-    else if (Sum->getOperator() == OO_Plus && IsTarget(Sum->getArg(1)))
-      Found.push_back({Op, LHS, Sum->getArg(0)});
+    // `acc = acc + e`, or either branch of `acc = acc.defined() ? acc + e : e`.
+    llvm::SmallVector<const Expr *, 2> Candidates{bare(Op->getArg(1))};
+    const bool Conditional = isa<AbstractConditionalOperator>(Candidates.front());
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(Candidates.front()))
+      Candidates = {bare(Cond->getTrueExpr()), bare(Cond->getFalseExpr())};
+    for (const Expr *Candidate : Candidates) {
+      const auto *Sum = dyn_cast_or_null<CXXOperatorCallExpr>(Candidate);
+      if (!Sum || Sum->getNumArgs() != 2 ||
+          (Sum->getOperator() != OO_Plus && Sum->getOperator() != OO_Minus))
+        continue;
+      if (IsTarget(Sum->getArg(0)))
+        Found.push_back({Op, LHS, Sum->getArg(1), !Conditional});
+      else if (Sum->getOperator() == OO_Plus && IsTarget(Sum->getArg(1)))
+        Found.push_back({Op, LHS, Sum->getArg(0), !Conditional});
+      else
+        continue;
+      break;
+    }
     return true;
   }
 
@@ -123,7 +138,9 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
     SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? A.Stmt->getBeginLoc()
                                                            : A.Stmt->getExprLoc();
     SourceRange Range = A.Value->getSourceRange();
-    auto Fixes = appendDetachFixIts(A.Value, Ctx);
+    llvm::SmallVector<FixItHint, 2> Fixes;
+    if (A.Fixable)
+      Fixes = appendDetachFixIts(A.Value, Ctx);
     SourceLocation DeclLoc;
     if (!isa<FieldDecl>(Acc) && !cast<VarDecl>(Acc)->hasGlobalStorage() && !isa<ParmVarDecl>(Acc))
       DeclLoc = Acc->getLocation();

@@ -117,6 +117,45 @@ void in_macro(Net &model, torch::Tensor x) {
 }
 // CHECK-FIXES: {{^}}    ACCUMULATE(total, model(x).sum());{{$}}
 
+// The accumulator lives in the epoch loop; the batch loop adds to it.
+void per_epoch_total(Net &model, torch::optim::SGD &opt, Loader &loader) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::Tensor epoch_loss = torch::zeros({});
+    for (auto &batch : loader) {
+      auto loss = F::nll_loss(model->forward(batch[0].data), batch[0].target);
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+      epoch_loss += loss;
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'epoch_loss' accumulates a tensor that carries autograd history
+    }
+    (void)epoch_loss.item<float>();
+  }
+}
+// CHECK-FIXES: {{^}}      epoch_loss += loss.detach();{{$}}
+
+// Votes of an ensemble.
+torch::Tensor ensemble_vote(std::vector<Net> &members, torch::Tensor x) {
+  auto votes = torch::zeros({8, 10});
+  for (auto &member : members)
+    votes += torch::softmax(member(x), 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'votes' accumulates a tensor that carries autograd history
+  return votes.argmax(1);
+}
+// CHECK-FIXES: {{^}}    votes += torch::softmax(member(x), 1).detach();{{$}}
+
+// Started from the first value: no fix-it (the other branch stores the loss).
+void started_from_first(Net &model, std::vector<torch::Tensor> xs) {
+  torch::Tensor total;
+  for (auto &x : xs) {
+    auto loss = model(x).mean();
+    total = total.defined() ? total + loss : loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total' accumulates a tensor that carries autograd history
+  }
+  (void)total.item<float>();
+}
+// CHECK-FIXES: {{^}}    total = total.defined() ? total + loss : loss;{{$}}
+
 // ---- negatives -------------------------------------------------------------
 
 void detached_or_item(Net &model, torch::Tensor x, torch::Tensor y) {
@@ -276,4 +315,12 @@ void lambda_wrapper(Net &model, std::vector<torch::Tensor> xs) {
 void add_penalties(Net &model, std::vector<torch::Tensor> xs, torch::Tensor &penalty) {
   for (auto &x : xs)
     penalty += model(x).pow(2).mean();
+}
+
+// An ensemble averaged for a loss that is back-propagated.
+void ensemble_trained(std::vector<Net> &members, torch::Tensor x, torch::Tensor y) {
+  auto votes = torch::zeros({8, 10});
+  for (auto &member : members)
+    votes += torch::softmax(member(x), 1);
+  F::nll_loss(votes.log(), y).backward();
 }

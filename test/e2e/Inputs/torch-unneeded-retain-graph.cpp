@@ -1,5 +1,8 @@
 // A small regression trainer with a retained graph it never uses again, and a
-// multi-task step whose retained graph is needed (the check must leave it).
+// multi-task step whose retained graph is needed (the check must leave it); a
+// GAN step whose discriminator loss reads the fake batch through detach() (the
+// generator's backward pass never reaches its graph) and a manual SGD step
+// through torch::autograd::grad, both retaining for nothing.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -48,6 +51,33 @@ static void multi_task_epoch(Net &model, torch::optim::SGD &opt, Loader &loader)
   }
 }
 
+static void gan_steps(torch::nn::Linear &gen, torch::nn::Linear &disc, torch::optim::SGD &g_opt,
+                      torch::optim::SGD &d_opt) {
+  for (int step = 0; step < 4; ++step) {
+    auto real = torch::randn({16, 8});
+    auto fake = gen(torch::randn({16, 8}));
+    d_opt.zero_grad();
+    auto d_loss = disc(fake.detach()).mean() - disc(real).mean();
+    d_loss.backward({}, /*retain_graph=*/true);
+    d_opt.step();
+    g_opt.zero_grad();
+    auto g_loss = -disc(fake).mean();
+    g_loss.backward();
+    g_opt.step();
+  }
+}
+
+static void sgd_through_grad(torch::nn::Linear &lin) {
+  for (int step = 0; step < 3; ++step) {
+    auto loss = lin(torch::randn({4, 8})).pow(2).mean();
+    auto grads = torch::autograd::grad({loss}, lin->parameters(), {}, /*retain_graph=*/true);
+    torch::NoGradGuard no_grad;
+    auto params = lin->parameters();
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].sub_(0.01 * grads[i]);
+  }
+}
+
 int main() {
   torch::manual_seed(0);
   Net model;
@@ -59,5 +89,11 @@ int main() {
     multi_task_epoch(model, opt, loader);
     std::printf("epoch %d: loss %.4f\n", epoch, loss);
   }
+  torch::nn::Linear gen(8, 8), disc(8, 1);
+  torch::optim::SGD g_opt(gen->parameters(), torch::optim::SGDOptions(0.01));
+  torch::optim::SGD d_opt(disc->parameters(), torch::optim::SGDOptions(0.01));
+  gan_steps(gen, disc, g_opt, d_opt);
+  sgd_through_grad(gen);
+  std::printf("gan and grad steps done\n");
   return 0;
 }

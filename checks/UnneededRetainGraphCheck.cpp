@@ -7,6 +7,7 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -282,6 +283,7 @@ public:
   bool ReadsThisTensor = false; ///< a tensor member, or a tensor from a method of this
   bool CallsForward = false;
   bool CallsUser = false;
+  bool CallsOtherUserCode = false; ///< a call of the user's code that is not a forward pass
   const Facts *F = nullptr;
 
   /// `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
@@ -305,18 +307,121 @@ public:
       ReadsThisTensor = true;
     return true;
   }
+  /// The modules whose forward pass the expression runs (a variable or a data
+  /// member); UnnamedModule when one is not a plain name.
+  llvm::SmallVector<const ValueDecl *, 4> Modules;
+  bool UnnamedModule = false;
+
   bool VisitCallExpr(CallExpr *Call) {
-    if (isForwardCall(Call))
+    if (isForwardCall(Call)) {
       CallsForward = true;
+      const Expr *Object = forwardCallObject(Call);
+      const ValueDecl *Module = nullptr;
+      if (Object) {
+        Object = Object->IgnoreParenImpCasts();
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(Object))
+          Module = DRE->getDecl();
+        else if (const auto *ME = dyn_cast<MemberExpr>(Object);
+                 ME && isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+          Module = ME->getMemberDecl();
+      }
+      if (Module)
+        Modules.push_back(Module);
+      else
+        UnnamedModule = true;
+    }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
       if (isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
           isTensorish(Call->getType()))
         ReadsThisTensor = true;
-    if (F && llvm::is_contained(F->UserCalls, Call))
+    if (F && llvm::is_contained(F->UserCalls, Call)) {
       CallsUser = true;
+      CallsOtherUserCode |= !isForwardCall(Call);
+    }
     return true;
   }
 };
+
+/// The module class behind \p RD: the Impl of a TORCH_MODULE holder
+/// (ModuleHolder<Impl>), else \p RD.
+const CXXRecordDecl *moduleImpl(const CXXRecordDecl *RD) {
+  for (int Depth = 0; RD && Depth < 4; ++Depth) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+    if (Spec && isNamed(Spec->getSpecializedTemplate()->getTemplatedDecl(), names::ModuleHolder)) {
+      const TemplateArgumentList &Args = Spec->getTemplateArgs();
+      return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type
+                 ? classOf(Args[0].getAsType())
+                 : nullptr;
+    }
+    if (!RD->hasDefinition() || RD->getNumBases() != 1)
+      return RD;
+    RD = classOf(RD->bases_begin()->getType());
+  }
+  return RD;
+}
+
+/// True when \p S assigns or changes a tensor data member of \p RD
+/// (`hidden_ = out;`, `state_.add_(x)`, `history_.push_back(y)`).
+bool changesTensorMember(const Stmt *S, const CXXRecordDecl *RD) {
+  if (!S)
+    return false;
+  auto IsMember = [&](const Expr *E) {
+    const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+    const auto *Field = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    return Field && Field->getParent() == RD && isTensorish(Field->getType());
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && IsMember(BO->getLHS()))
+    return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && IsMember(Op->getArg(0)))
+    return true;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && !MD->isConst() && IsMember(MC->getImplicitObjectArgument()))
+      return true;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
+        IsMember(MC->getImplicitObjectArgument()))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (changesTensorMember(Child, RD))
+      return true;
+  return false;
+}
+
+/// True when a forward pass of \p Module may link one call's graph to the
+/// next: a user module class that keeps a tensor between calls (a hidden
+/// state member assigned in a method), that has a method defined elsewhere,
+/// or holds such a submodule. LibTorch's own modules (Linear, Sequential,
+/// LSTM...) keep no graph between calls.
+bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0) {
+  RD = moduleImpl(RD);
+  if (!RD || Depth > 4)
+    return true;
+  if (isInLibraryNamespace(RD))
+    return false;
+  if (!RD->hasDefinition())
+    return true;
+  RD = RD->getDefinition();
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    if (MD->isImplicit() || isa<CXXConstructorDecl, CXXDestructorDecl>(MD) || MD->isDeleted() ||
+        MD->isDefaulted())
+      continue;
+    const FunctionDecl *Def = MD->getDefinition();
+    if (!Def || !Def->hasBody() || changesTensorMember(Def->getBody(), RD))
+      return true;
+  }
+  for (const FieldDecl *Field : RD->fields())
+    if (const CXXRecordDecl *FieldClass = classOf(Field->getType(), true);
+        FieldClass && isAnyModuleLike(FieldClass) && mayKeepGraphState(FieldClass, Depth + 1))
+      return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (const CXXRecordDecl *BaseClass = classOf(Base.getType());
+        BaseClass && !isInLibraryNamespace(BaseClass) && mayKeepGraphState(BaseClass, Depth + 1))
+      return true;
+  return false;
+}
 
 } // namespace
 
@@ -358,6 +463,9 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     bool Outside = false;
     llvm::SmallPtrSet<const VarDecl *, 16> Tensors; ///< every tensor read
     llvm::SmallPtrSet<const VarDecl *, 16> Fresh;   ///< outside, graph-free factories
+    llvm::SmallPtrSet<const ValueDecl *, 4> Modules; ///< modules whose forward it runs
+    bool UnnamedModule = false;
+    bool CallsUser = false; ///< a call of the user's code (not a forward pass)
   };
   auto ClosureOf = [&](const Expr *Root, const CallExpr *At) {
     Closure C;
@@ -375,6 +483,9 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
         C.Outside = true;
         break;
       }
+      C.Modules.insert(W.Modules.begin(), W.Modules.end());
+      C.UnnamedModule |= W.UnnamedModule;
+      C.CallsUser |= W.CallsOtherUserCode;
       for (const VarDecl *VD : W.Vars) {
         if (!Seen.insert(VD).second)
           continue;
@@ -526,7 +637,17 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
         break;
       }
       Closure Theirs = ClosureOf(OtherRoot, Other);
-      if (Theirs.Outside ||
+      // A module both run may carry the first graph into the second (a hidden
+      // state kept in a member), and so may the user's functions.
+      auto SharesStatefulModule = [&] {
+        if ((Own.UnnamedModule && (Theirs.UnnamedModule || !Theirs.Modules.empty())) ||
+            (Theirs.UnnamedModule && !Own.Modules.empty()))
+          return true;
+        return llvm::any_of(Theirs.Modules, [&](const ValueDecl *M) {
+          return Own.Modules.contains(M) && mayKeepGraphState(classOf(M->getType(), true));
+        });
+      };
+      if (Theirs.Outside || (Own.CallsUser && Theirs.CallsUser) || SharesStatefulModule() ||
           llvm::any_of(Theirs.Tensors, [&](const VarDecl *V) {
             return Own.Tensors.contains(V) && !Own.Fresh.contains(V) && !GraphFree(V);
           })) {

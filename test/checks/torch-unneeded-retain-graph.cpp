@@ -6,6 +6,14 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
+// A module whose forward pass is defined here and keeps nothing between calls.
+struct LayerImpl : torch::nn::Module {
+  LayerImpl() : fc(register_module("fc", torch::nn::Linear(4, 4))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x).relu(); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Layer);
+
 using Loader = std::unique_ptr<
     torch::data::StatelessDataLoader<torch::data::datasets::MNIST, torch::data::samplers::RandomSampler>>;
 
@@ -118,7 +126,7 @@ void in_macro(Net &model) {
 
 // A GAN step whose discriminator loss reads the fake batch through detach():
 // the generator's backward pass starts from a graph of its own.
-void gan_detached(Net &generator, Net &discriminator, torch::optim::Adam &d_opt,
+void gan_detached(Layer &generator, Layer &discriminator, torch::optim::Adam &d_opt,
                   torch::optim::Adam &g_opt, Loader &loader) {
   for (auto &batch : *loader) {
     auto real = batch.front().data;
@@ -137,8 +145,8 @@ void gan_detached(Net &generator, Net &discriminator, torch::optim::Adam &d_opt,
 }
 // CHECK-FIXES: {{^}}    d_loss.backward();{{$}}
 
-void gan_detached_free_function(Net &generator, Net &discriminator, torch::optim::Adam &d_opt,
-                                torch::optim::Adam &g_opt) {
+void gan_detached_free_function(torch::nn::Linear &generator, torch::nn::Sequential &discriminator,
+                                torch::optim::Adam &d_opt, torch::optim::Adam &g_opt) {
   for (int step = 0; step < 100; ++step) {
     auto fake = generator(torch::randn({8, 4}));
     auto d_loss = discriminator(fake.detach()).mean();
@@ -280,7 +288,7 @@ struct Recurrent {
 
 // The earlier backward pass of the epoch loop starts from a graph it builds
 // itself: it cannot reach the batch loop's graphs.
-void earlier_in_epoch_loop(Net &model, Loader &loader) {
+void earlier_in_epoch_loop_stateless(Layer &model, Loader &loader) {
   for (int epoch = 0; epoch < 3; ++epoch) {
     auto warmup = model(torch::randn({8, 4})).sum();
     warmup.backward();
@@ -292,6 +300,19 @@ void earlier_in_epoch_loop(Net &model, Loader &loader) {
   }
 }
 // CHECK-FIXES: {{^}}      loss.backward();{{$}}
+
+// Net's forward pass is defined elsewhere: it may keep a tensor between calls
+// (a hidden state) that links the two graphs.
+void earlier_in_epoch_loop(Net &model, Loader &loader) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    auto warmup = model(torch::randn({8, 4})).sum();
+    warmup.backward();
+    for (auto &batch : *loader) {
+      auto loss = model(batch.front().data).sum();
+      loss.backward({}, true);
+    }
+  }
+}
 
 // ... unless it goes through a tensor the batch loop keeps.
 void earlier_in_epoch_loop_through_a_kept_loss(Net &model, Loader &loader) {
@@ -463,5 +484,51 @@ void gradient_penalty(Net &critic, torch::Tensor real, torch::optim::Adam &opt) 
     auto loss = out.mean() + (g.pow(2).sum() - 1).pow(2);
     loss.backward();
     opt.step();
+  }
+}
+
+// A module that keeps its hidden state between calls: the generator's graph
+// goes back through the discriminator's first call.
+struct StatefulImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) {
+    hidden_ = hidden_.defined() ? (hidden_ + x).tanh() : x.tanh();
+    return hidden_;
+  }
+  torch::Tensor hidden_;
+};
+TORCH_MODULE(Stateful);
+void gan_stateful_discriminator(Layer &generator, Stateful &discriminator) {
+  for (int step = 0; step < 100; ++step) {
+    auto fake = generator(torch::randn({8, 4}));
+    auto d_loss = discriminator(fake.detach()).mean();
+    d_loss.backward({}, true);
+    auto g_loss = -discriminator(fake).mean();
+    g_loss.backward();
+  }
+}
+
+// A module that holds such a module.
+struct WrapperImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) { return inner(x); }
+  Stateful inner;
+};
+TORCH_MODULE(Wrapper);
+void gan_wrapped_stateful(Layer &generator, Wrapper &discriminator) {
+  for (int step = 0; step < 100; ++step) {
+    auto fake = generator(torch::randn({8, 4}));
+    auto d_loss = discriminator(fake.detach()).mean();
+    d_loss.backward({}, true);
+    discriminator(fake).mean().backward();
+  }
+}
+
+// Both losses come from the user's own helper, which may keep state.
+torch::Tensor critic_score(Layer &critic, torch::Tensor x);
+void gan_through_helper(Layer &generator, Layer &critic) {
+  for (int step = 0; step < 100; ++step) {
+    auto fake = generator(torch::randn({8, 4}));
+    auto d_loss = critic_score(critic, fake.detach());
+    d_loss.backward({}, true);
+    critic_score(critic, fake).backward();
   }
 }

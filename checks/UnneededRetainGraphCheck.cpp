@@ -395,30 +395,39 @@ bool changesTensorMember(const Stmt *S, const CXXRecordDecl *RD) {
 /// state member assigned in a method), that has a method defined elsewhere,
 /// or holds such a submodule. LibTorch's own modules (Linear, Sequential,
 /// LSTM...) keep no graph between calls.
-bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0) {
+/// With \p Unknown false, a method defined elsewhere does not count: true only
+/// when a tensor member is seen changing.
+bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown = true) {
   RD = moduleImpl(RD);
   if (!RD || Depth > 4)
-    return true;
+    return Unknown;
   if (isInLibraryNamespace(RD))
     return false;
   if (!RD->hasDefinition())
-    return true;
+    return Unknown;
   RD = RD->getDefinition();
   for (const CXXMethodDecl *MD : RD->methods()) {
     if (MD->isImplicit() || isa<CXXConstructorDecl, CXXDestructorDecl>(MD) || MD->isDeleted() ||
         MD->isDefaulted())
       continue;
     const FunctionDecl *Def = MD->getDefinition();
-    if (!Def || !Def->hasBody() || changesTensorMember(Def->getBody(), RD))
+    if (!Def || !Def->hasBody()) {
+      if (Unknown)
+        return true;
+      continue;
+    }
+    if (changesTensorMember(Def->getBody(), RD))
       return true;
   }
   for (const FieldDecl *Field : RD->fields())
     if (const CXXRecordDecl *FieldClass = classOf(Field->getType(), true);
-        FieldClass && isAnyModuleLike(FieldClass) && mayKeepGraphState(FieldClass, Depth + 1))
+        FieldClass && isAnyModuleLike(FieldClass) &&
+        mayKeepGraphState(FieldClass, Depth + 1, Unknown))
       return true;
   for (const CXXBaseSpecifier &Base : RD->bases())
     if (const CXXRecordDecl *BaseClass = classOf(Base.getType());
-        BaseClass && !isInLibraryNamespace(BaseClass) && mayKeepGraphState(BaseClass, Depth + 1))
+        BaseClass && !isInLibraryNamespace(BaseClass) &&
+        mayKeepGraphState(BaseClass, Depth + 1, Unknown))
       return true;
   return false;
 }
@@ -614,6 +623,12 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     Closure Own = ClosureOf(Shape.Root, Call);
     if (Own.Outside)
+      continue;
+    // A module seen keeping a tensor between calls (a hidden state member):
+    // the next forward pass, and its backward, go back into this graph.
+    if (llvm::any_of(Own.Modules, [](const ValueDecl *M) {
+          return mayKeepGraphState(classOf(M->getType(), true), 0, /*Unknown=*/false);
+        }))
       continue;
 
     // Another backward pass that may reach the same graph: later in the

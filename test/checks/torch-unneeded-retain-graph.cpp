@@ -532,3 +532,13 @@ void gan_through_helper(Layer &generator, Layer &critic) {
     critic_score(critic, fake).backward();
   }
 }
+
+// One backward pass per iteration, but the module carries its hidden state
+// into the next iteration's graph.
+void stateful_single_backward(Stateful &rnn, torch::optim::SGD &opt) {
+  for (int step = 0; step < 100; ++step) {
+    auto loss = rnn(torch::randn({8, 4})).sum();
+    loss.backward({}, true);
+    opt.step();
+  }
+}

@@ -179,10 +179,14 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     // Outside loops: a data member filled by a member function (a debug
     // buffer, a ring of recent outputs) grows by one graph per call, unless
-    // some member function of the class empties it. Constructors run once.
+    // some member function of the class empties it. Constructors run once; a
+    // module's own members (activations kept for a feature loss) are left to
+    // the code that reads them.
     const auto *Member = dyn_cast<FieldDecl>(Container);
-    if (!Loop && (!Member || isa<CXXConstructorDecl>(FD) || !isa<CXXMethodDecl>(FD) ||
-                  isEmptiedIn(Body, Container) || emptiedByAMethod(Member, FD)))
+    const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+    if (!Loop && (!Member || !Method || isa<CXXConstructorDecl>(FD) ||
+                  isModuleClass(Method->getParent()) || isEmptiedIn(Body, Container) ||
+                  emptiedByAMethod(Member, FD)))
       continue;
     if (Loop && !outlivesIteration(Container, Loop, SM))
       continue;

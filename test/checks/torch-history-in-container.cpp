@@ -279,3 +279,14 @@ void once(Net &model, torch::Tensor x) {
   std::vector<torch::Tensor> outs;
   outs.push_back(model(x));
 }
+
+// A module that keeps its activations for a feature loss computed elsewhere.
+struct FeatureNetImpl : torch::nn::Module {
+  std::vector<torch::Tensor> features_;
+  Net body;
+  torch::Tensor forward(torch::Tensor x) {
+    auto h = body(x);
+    features_.push_back(h);
+    return h;
+  }
+};

@@ -578,9 +578,14 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
       return It->second;
     GraphFreeMemo[VD] = false; // cycles: not known to be free
     bool Free = false;
-    if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end())
-      Free = It->second && !isTensorType(VD->getType()) &&
-             !isTensorish(It->second->getType()) && !isTensorType(It->second->getType());
+    if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
+      // A batch of a LibTorch DataLoader; not the element of a container of
+      // the user's, which may hold anything.
+      const CXXRecordDecl *Range =
+          It->second ? classOf(It->second->getType(), /*LookThroughPointers=*/true) : nullptr;
+      Free = Range && isInLibraryNamespace(Range) && !isTensorType(VD->getType()) &&
+             !isTensorish(It->second->getType());
+    }
     else if (VD->isLocalVarDecl() && !VD->isStaticLocal() &&
              !F.OpaquelyModified.contains(VD)) {
       Free = true;

@@ -542,3 +542,14 @@ void stateful_single_backward(Stateful &rnn, torch::optim::SGD &opt) {
     opt.step();
   }
 }
+
+// Pairs kept by the user may hold graphs: both losses read the same element.
+void shared_buffer_element(Layer &generator, Layer &discriminator,
+                           std::vector<std::pair<torch::Tensor, torch::Tensor>> &buffer) {
+  for (auto &item : buffer) {
+    auto d_loss = discriminator(item.first.detach()).mean() + item.second.mean();
+    d_loss.backward({}, true);
+    auto g_loss = discriminator(generator(item.second)).mean();
+    g_loss.backward();
+  }
+}

@@ -47,8 +47,9 @@ c10::ScalarType autocastDtype(c10::DeviceType device_type);
 // region without autocast inside an autocast one.
 //
 // As in Python, a dtype the device cannot autocast to (CPU: bfloat16, and
-// float16 from LibTorch 2.3; CUDA: float16, bfloat16) disables the scope with
-// a warning, and so does CUDA when this process has no CUDA device. Devices:
+// float16 from LibTorch 2.3; CUDA takes any) disables the scope with a warning
+// (the device's autocast dtype is then left as it was), and so does CUDA when
+// this process has no CUDA device. Devices:
 // CPU and CUDA (and XPU on 1.13; every autocast device of LibTorch 2.4+);
 // another device type throws c10::Error.
 class AutocastGuard {
@@ -71,6 +72,7 @@ class AutocastGuard {
   c10::ScalarType dtype_;
   bool enabled_;
   bool cache_enabled_;
+  bool dtype_supported_ = true;
   bool prev_enabled_ = false;
   c10::ScalarType prev_dtype_ = c10::ScalarType::Undefined;
   bool prev_cache_enabled_ = true;

@@ -8,7 +8,10 @@
 # libtorch_cpu), taken from a CUDA toolkit when present (CUDA_HOME,
 # /usr/local/cuda) or from the nvidia-cuda-runtime / nvidia-cuda-cupti wheels.
 # With a toolkit, the CUDA statistics code is compiled too (not run: no GPU).
-#   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2
+# Then the GradScaler parity test: the C++ GradScaler (this LibTorch, and the
+# main build's 1.13 when built) against Python's torch.amp.GradScaler of the
+# same wheel, in a virtual environment .whl/venv that it installs once.
+#   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2  LIBTORCH_TIDY_SKIP_PARITY=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHL_DIR=${WHL_DIR:-.whl}

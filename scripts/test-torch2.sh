@@ -162,7 +162,8 @@ for r in distribution("torch").requires or []:
     print(spec.strip())
 PY
 )
-    "$venv/bin/python" -m pip install --quiet "${reqs[@]}"
+    # --no-warn-conflicts: triton and cuda-bindings are left out on purpose
+    "$venv/bin/python" -m pip install --quiet --no-warn-conflicts "${reqs[@]}"
     touch "$marker"
   fi
   parity=(--cpp "$BUILD_DIR/amp_parity")

@@ -2,8 +2,9 @@
 # On a machine with an NVIDIA GPU and a python3 `torch` with CUDA: builds the
 # runtime companion, its GoogleTest and the examples (each original and its
 # fixed copy from examples/fixed/) against that torch's LibTorch, then runs the
-# CUDA unit tests, the CUDA statistics benchmark and the before/after memory
-# proofs on the GPU (the examples pick CUDA when it is available). No LLVM
+# CUDA unit tests, the CUDA statistics benchmark, the mixed-precision example
+# (activation memory with and without float16 autocast) and the before/after
+# memory proofs on the GPU (the examples pick CUDA when it is available). No LLVM
 # needed: the fixes are the committed copies in examples/fixed/, which the
 # proof tests check against clang-tidy --fix. Takes a few minutes.
 #   PYTHON=python3  BUILD_DIR=build-gpu  JOBS=$(nproc)
@@ -39,6 +40,7 @@ echo "== CUDA check of the runtime"
 echo "== runtime tests (CUDA cases run on this GPU)"
 if [ -x "$BUILD_DIR/bin/runtime_tests" ]; then
   "$BUILD_DIR/bin/runtime_tests" --gtest_brief=1
+  "$BUILD_DIR/bin/runtime_amp_tests" --gtest_brief=1
 else
   echo "(GoogleTest not found: unit tests not built)"
 fi
@@ -46,6 +48,10 @@ if [ -x "$BUILD_DIR/bin/runtime_benchmark" ]; then
   echo "== cost of a CUDA statistics read"
   "$BUILD_DIR/bin/runtime_benchmark" --benchmark_filter='BM_CudaStatsRead|BM_TrainStep$|BM_TrainStepProbe$'
 fi
+
+echo "== mixed precision on CUDA: AutocastGuard (float16) + GradScaler, activation memory (docs/runtime.md)"
+amp_status=0
+"$BUILD_DIR/examples/example_mixed_precision" --device cuda || amp_status=1
 
 echo "== before/after memory on CUDA ($((SECONDS - start)) s so far)"
 status=0
@@ -60,4 +66,4 @@ done
 "$PY" test/e2e/prove_fix.py --workdir "$BUILD_DIR/gpu-proof" --json "$BUILD_DIR/gpu-proof/table.json" \
   "${pairs[@]}" || status=1
 echo "gpu-check: done in $((SECONDS - start)) s; reports in $BUILD_DIR/gpu-proof/"
-exit $status
+exit $((status | amp_status))

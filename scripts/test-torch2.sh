@@ -8,7 +8,10 @@
 # libtorch_cpu), taken from a CUDA toolkit when present (CUDA_HOME,
 # /usr/local/cuda) or from the nvidia-cuda-runtime / nvidia-cuda-cupti wheels.
 # With a toolkit, the CUDA statistics code is compiled too (not run: no GPU).
-#   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2
+# Then the GradScaler parity test: the C++ GradScaler (this LibTorch, and the
+# main build's 1.13 when built) against Python's torch.amp.GradScaler of the
+# same wheel, in a virtual environment .whl/venv that it installs once.
+#   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2  LIBTORCH_TIDY_SKIP_PARITY=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHL_DIR=${WHL_DIR:-.whl}
@@ -122,10 +125,52 @@ p1=$!
 "$CXX" "${CXXFLAGS[@]}" test/runtime/probe_test.cpp -o "$BUILD_DIR/runtime_probe_tests" "${RT[@]}" "${LIBS[@]}" \
   -lgtest -lgtest_main
 wait $p1
+"$CXX" "${CXXFLAGS[@]}" test/runtime/amp_test.cpp -o "$BUILD_DIR/runtime_amp_tests" "${RT[@]}" "${LIBS[@]}" \
+  -lgtest -lgtest_main &
+p1=$!
+"$CXX" "${CXXFLAGS[@]}" test/runtime/amp_parity.cpp -o "$BUILD_DIR/amp_parity" "${RT[@]}" "${LIBS[@]}"
+wait $p1
 echo "test-torch2: built in $((SECONDS - start)) s"
 "$BUILD_DIR/runtime_tests" --gtest_brief=1
 "$BUILD_DIR/runtime_probe_tests" --gtest_brief=1
+"$BUILD_DIR/runtime_amp_tests" --gtest_brief=1
 echo "test-torch2: runtime tests pass against LibTorch $version ($((SECONDS - start)) s)"
+
+# GradScaler parity: libtorch_tidy::amp::GradScaler (built above against this
+# LibTorch, and the main build's against Debian's 1.13 when it is there)
+# against Python's torch.amp.GradScaler of this same wheel, in a virtual
+# environment of its own: the wheel without dependencies, then the ones it
+# declares except triton and cuda-bindings (not needed to import it). Importing
+# torch loads libtorch_cuda, so its CUDA libraries are needed even on a CPU
+# machine: they come from the nvidia-* / cuda-toolkit wheels (about 3 GB,
+# installed once, kept in $WHL_DIR/venv). LIBTORCH_TIDY_SKIP_PARITY=1 skips it.
+if [ "${LIBTORCH_TIDY_SKIP_PARITY:-0}" != 1 ]; then
+  venv="$WHL_DIR/venv"
+  marker="$venv/.installed-$(basename "$whl" .whl)"
+  if [ ! -e "$marker" ]; then
+    echo "test-torch2: installing $(basename "$whl") and its dependencies into $venv (once)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --no-deps "$whl"
+    mapfile -t reqs < <("$venv/bin/python" - <<'PY'
+from importlib.metadata import distribution
+for r in distribution("torch").requires or []:
+    spec, _, marker = r.partition(";")
+    name = spec.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].strip().lower()
+    if "extra ==" in marker or name in ("triton", "cuda-bindings"):
+        continue
+    print(spec.strip())
+PY
+)
+    # --no-warn-conflicts: triton and cuda-bindings are left out on purpose
+    "$venv/bin/python" -m pip install --quiet --no-warn-conflicts "${reqs[@]}"
+    touch "$marker"
+  fi
+  parity=(--cpp "$BUILD_DIR/amp_parity")
+  if [ -x build/bin/amp_parity ]; then parity+=(--cpp build/bin/amp_parity); fi
+  "$venv/bin/python" -W ignore test/runtime/amp_parity.py "${parity[@]}"
+  echo "test-torch2: GradScaler matches Python's torch.amp.GradScaler ($((SECONDS - start)) s)"
+fi
 
 # The checks against the 2.x headers: each check's end-to-end program
 # (test/e2e/Inputs/torch-*.cpp) is analysed with the plugin of the main build,

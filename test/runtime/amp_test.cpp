@@ -239,6 +239,33 @@ TEST(GradScaler, ScalesTheLossAndStepsWithUnscaledGradients) {
   EXPECT_EQ(scaler.get_growth_tracker(), 1);
 }
 
+// Why the scaler exists: a gradient below float16's smallest subnormal (6e-8)
+// flushes to zero in a float16 part of the graph; scaled, it survives and is
+// unscaled in float32.
+TEST(GradScaler, KeepsSmallFloat16GradientsFromUnderflowing) {
+  auto run = [](bool scaled) {
+    auto p = torch::ones({1}, torch::requires_grad());
+    torch::optim::SGD sgd(std::vector<torch::Tensor>{p}, torch::optim::SGDOptions(1.0));
+    amp::GradScaler scaler(65536.0, 2.0, 0.5, 2000, /*enabled=*/scaled);
+    auto activation = p.to(torch::kHalf) * torch::ones({1}, torch::kHalf);  // float16, as under autocast
+    auto loss = activation.to(torch::kFloat).sum() * 1e-8;                  // float32 loss, tiny gradient
+    scaler.scale(loss).backward();
+    scaler.unscale_(sgd);
+    return p.grad().item<double>();
+  };
+  EXPECT_EQ(run(false), 0.0);  // underflowed
+  EXPECT_NEAR(run(true), 1e-8, 1e-11);
+}
+
+TEST(GradScaler, ScalesEachOutputOfAVector) {
+  amp::GradScaler scaler(8.0);
+  auto out = scaler.scale(std::vector<torch::Tensor>{torch::ones({2}), torch::full({}, 3.0)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(torch::equal(out[0], torch::full({2}, 8.0)));
+  EXPECT_EQ(out[1].item<double>(), 24.0);
+  EXPECT_EQ(scaler.get_scale(), 8.0);
+}
+
 TEST(GradScaler, SkipsTheStepOnInfOrNaNAndBacksOff) {
   for (float bad : {kInf, -kInf, kNaN}) {
     Scripted m(vec({1, 2, 3}));

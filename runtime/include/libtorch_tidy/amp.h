@@ -49,9 +49,9 @@ c10::ScalarType autocastDtype(c10::DeviceType device_type);
 // As in Python, a dtype the device cannot autocast to (CPU: bfloat16, and
 // float16 from LibTorch 2.3; CUDA takes any) disables the scope with a warning
 // (the device's autocast dtype is then left as it was), and so does CUDA when
-// this process has no CUDA device. Devices:
-// CPU and CUDA (and XPU on 1.13; every autocast device of LibTorch 2.4+);
-// another device type throws c10::Error.
+// this process has no CUDA device. Devices: CPU, CUDA and XPU before
+// LibTorch 2.4, every autocast device from 2.4; another device type throws
+// c10::Error.
 class AutocastGuard {
  public:
   AutocastGuard(c10::DeviceType device_type, c10::ScalarType dtype, bool enabled = true,

@@ -18,6 +18,13 @@ namespace clang::tidy::torch_check {
 
 static constexpr llvm::StringLiteral FunctionId = "fn";
 static constexpr llvm::StringLiteral GradScalerSpelling = "libtorch_tidy::amp::GradScaler";
+static constexpr llvm::StringLiteral LossMessage =
+    "backward on a loss computed in float16 without loss scaling: gradients smaller than float16 "
+    "can hold (about 6e-8) become zero and the weights they belong to stop learning";
+static constexpr llvm::StringLiteral SwitchNote =
+    "autocast computes in float16 from here%select{| (the CUDA default: nothing in this "
+    "translation unit sets another dtype)}0; scale the loss with a gradient scaler before "
+    "backward ('%1': scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update())";
 
 namespace {
 
@@ -174,6 +181,12 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
   Facts F;
   Collector C(Ctx, F);
   C.TraverseStmt(const_cast<Stmt *>(Body));
+  // A CUDA dtype other than float16 set anywhere in the translation unit
+  // (in main, a setup function): CUDA's default is no evidence then.
+  for (const auto &[SetCall, Setter] : F.DtypeSetters)
+    if (Setter.Device.mayBe(AutocastDevice{"CUDA"}) &&
+        !isHalfDtypeName(scalarTypeName(Setter.Dtype, Ctx)))
+      OtherCudaDtypeSet = true;
   if (F.Backwards.empty() || F.UsesScalerObject)
     return;
   ParentMap PM(const_cast<Stmt *>(Body));
@@ -285,18 +298,16 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
     }
     if (Scaled || !Found)
       continue;
-    diag(Backward->getExprLoc(),
-         "backward on a loss computed in float16 without loss scaling: gradients smaller than "
-         "float16 can hold (about 6e-8) become zero and the weights they belong to stop learning")
-        << Backward->getSourceRange();
+    if (Found->What == Fp16Source::Switch && Found->DefaultDtype) {
+      DefaultDtypeFindings.push_back(
+          {Backward->getExprLoc(), Backward->getSourceRange(), Found->At->getBeginLoc()});
+      continue;
+    }
+    diag(Backward->getExprLoc(), LossMessage) << Backward->getSourceRange();
     switch (Found->What) {
     case Fp16Source::Switch:
-      diag(Found->At->getBeginLoc(),
-           "autocast computes in float16 from here%select{| (the CUDA default: this function "
-           "sets no other dtype)}0; scale the loss with a gradient scaler before backward "
-           "('%1': scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update())",
-           DiagnosticIDs::Note)
-          << Found->DefaultDtype << GradScalerSpelling;
+      diag(Found->At->getBeginLoc(), SwitchNote, DiagnosticIDs::Note)
+          << false << GradScalerSpelling;
       break;
     case Fp16Source::Scope:
       diag(Found->At->getBeginLoc(),
@@ -315,6 +326,19 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
       break;
     }
   }
+}
+
+void Fp16WithoutGradScalerCheck::onEndOfTranslationUnit() {
+  if (!OtherCudaDtypeSet)
+    for (const DefaultDtypeFinding &F : DefaultDtypeFindings)
+      reportDefaultDtype(F);
+  DefaultDtypeFindings.clear();
+  OtherCudaDtypeSet = false;
+}
+
+void Fp16WithoutGradScalerCheck::reportDefaultDtype(const DefaultDtypeFinding &F) {
+  diag(F.Backward, LossMessage) << F.Range;
+  diag(F.Switch, SwitchNote, DiagnosticIDs::Note) << true << GradScalerSpelling;
 }
 
 } // namespace clang::tidy::torch_check

@@ -21,6 +21,19 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  /// A finding whose only evidence is CUDA's default dtype: reported at the end
+  /// of the translation unit unless some function sets another CUDA dtype.
+  struct DefaultDtypeFinding {
+    SourceLocation Backward;
+    SourceRange Range;
+    SourceLocation Switch;
+  };
+  llvm::SmallVector<DefaultDtypeFinding, 4> DefaultDtypeFindings;
+  bool OtherCudaDtypeSet = false;
+  void reportDefaultDtype(const DefaultDtypeFinding &F);
 };
 
 } // namespace clang::tidy::torch_check

@@ -25,19 +25,8 @@ struct Config {
 };
 
 // ---- float16 losses that reach backward unscaled ---------------------------
-
-// CUDA autocast computes in float16 unless its dtype is set.
-void cuda_default(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
-  opt.zero_grad();
-  at::autocast::set_enabled(true);
-  auto out = model(x);
-  auto loss = torch::mse_loss(out, y);
-  at::autocast::set_enabled(false);
-  loss.backward();
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: backward on a loss computed in float16 without loss scaling: gradients smaller than float16 can hold (about 6e-8) become zero and the weights they belong to stop learning [torch-fp16-without-grad-scaler]
-  // CHECK-MESSAGES: :[[@LINE-6]]:3: note: autocast computes in float16 from here (the CUDA default: this function sets no other dtype); scale the loss with a gradient scaler before backward ('libtorch_tidy::amp::GradScaler': scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update())
-  opt.step();
-}
+// (CUDA's default dtype: torch-fp16-without-grad-scaler-cuda-default.cpp; the
+// look-alikes below set other dtypes.)
 
 // The 2.x spelling with an explicit float16 dtype, backward inside the region.
 void explicit_half(Net &model, torch::Tensor x, torch::Tensor y) {

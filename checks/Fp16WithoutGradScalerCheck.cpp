@@ -42,7 +42,9 @@ struct Fp16Source {
 struct Facts {
   llvm::SmallVector<std::pair<const CallExpr *, AutocastSwitch>, 4> Switches;
   llvm::SmallVector<std::pair<const CallExpr *, AutocastDtypeSetter>, 4> DtypeSetters;
-  llvm::SmallVector<const CXXMemberCallExpr *, 4> Backwards;
+  /// loss.backward() and torch::autograd::backward({loss, ...}) with the
+  /// expression that holds the loss (the tensor, or the list of tensors).
+  llvm::SmallVector<std::pair<const CallExpr *, const Expr *>, 4> Backwards;
   llvm::SmallVector<Fp16Source, 4> Sources;
   bool UsesScalerObject = false;
 };
@@ -73,9 +75,12 @@ public:
       F.Switches.push_back({Call, S});
     else if (AutocastDtypeSetter D = classifyAutocastDtypeSetter(Call, Ctx); D.Dtype)
       F.DtypeSetters.push_back({Call, D});
+    if (!isa<CXXMemberCallExpr>(Call) && Call->getNumArgs() >= 1 && isBackwardOrGradCall(Call) &&
+        Call->getDirectCallee()->getName() == "backward")
+      F.Backwards.push_back({Call, Call->getArg(0)});
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
-      if (isBackwardOrGradCall(MC))
-        F.Backwards.push_back(MC);
+      if (isBackwardOrGradCall(MC) && MC->getImplicitObjectArgument())
+        F.Backwards.push_back({MC, MC->getImplicitObjectArgument()});
       if (moduleMethodName(MC) == "to")
         for (const Expr *Arg : MC->arguments())
           if (isHalfDtypeName(scalarTypeName(Arg, Ctx)))
@@ -254,10 +259,7 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
     return nullptr;
   };
 
-  for (const CXXMemberCallExpr *Backward : F.Backwards) {
-    const Expr *Loss = Backward->getImplicitObjectArgument();
-    if (!Loss)
-      continue;
+  for (const auto &[Backward, Loss] : F.Backwards) {
     // The loss and what it is computed from, a few assignments deep.
     llvm::SmallVector<std::pair<const Expr *, unsigned>, 8> Work{{Loss, 0}};
     llvm::SmallPtrSet<const ValueDecl *, 8> Seen;

@@ -74,6 +74,15 @@ void half_model(Net &model, torch::optim::Adam &opt, torch::Tensor x, torch::Ten
   }
 }
 
+// torch::autograd::backward on a list of losses.
+void autograd_backward(Net &model, torch::Tensor x, torch::Tensor y) {
+  libtorch_tidy::amp::AutocastGuard autocast(at::kCUDA, at::kHalf);
+  auto loss = torch::mse_loss(model(x), y);
+  torch::autograd::backward({loss});
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: backward on a loss computed in float16 without loss scaling
+  // CHECK-MESSAGES: :[[@LINE-4]]:37: note: float16 autocast scope declared here
+}
+
 // ---- must not flag ----------------------------------------------------------
 
 // bfloat16 has float32's range: no scaler needed.
@@ -130,6 +139,13 @@ void manual_scaler(Net &model, ManualGradScaler &scaler, torch::optim::SGD &opt,
   at::autocast::set_enabled(false);
   scaler.scale(loss).backward();
   scaler.step(opt);
+}
+
+void autograd_backward_scaled(Net &model, ManualGradScaler &scaler, torch::Tensor x,
+                              torch::Tensor y) {
+  libtorch_tidy::amp::AutocastGuard autocast(at::kCUDA, at::kHalf);
+  auto loss = torch::mse_loss(model(x), y);
+  torch::autograd::backward({scaler.scale(loss)});
 }
 
 void scale_helper(Net &model, torch::Tensor x, torch::Tensor y) {

@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "AccumulatedHistoryCheck.h"
+#include "AutocastNotRestoredCheck.h"
 #include "CarriedHistoryCheck.h"
 #include "DataloaderDefaultsCheck.h"
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
+#include "Fp16WithoutGradScalerCheck.h"
 #include "GradModeNotRestoredCheck.h"
 #include "HistoryInContainerCheck.h"
 #include "MisplacedZeroGradCheck.h"
@@ -28,10 +30,12 @@ class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<AccumulatedHistoryCheck>("torch-accumulated-history");
+    Factories.registerCheck<AutocastNotRestoredCheck>("torch-autocast-not-restored");
     Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
     Factories.registerCheck<EmptyCacheInLoopCheck>("torch-empty-cache-in-loop");
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
     Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
     Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");

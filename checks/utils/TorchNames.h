@@ -32,6 +32,8 @@ inline constexpr llvm::StringLiteral NoGradGuard = "::c10::NoGradGuard";
 inline constexpr llvm::StringLiteral AutoGradMode = "::c10::AutoGradMode";
 inline constexpr llvm::StringLiteral InferenceMode = "::c10::InferenceMode";
 inline constexpr llvm::StringLiteral GradMode = "::c10::GradMode";
+/// ATen/autocast_mode.h: at::autocast::set_enabled, set_autocast_enabled, ...
+inline constexpr llvm::StringLiteral AutocastNamespace = "::at::autocast";
 
 // Functions.
 inline constexpr llvm::StringLiteral JitLoad = "::torch::jit::load";

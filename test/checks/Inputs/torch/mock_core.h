@@ -23,9 +23,11 @@ public:
 };
 using IntArrayRef = ArrayRef<int64_t>;
 enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
-enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+enum class DeviceType : int8_t {
+  CPU = 0, CUDA = 1, XLA = 9, XPU = 12, HPU = 15, IPU = 18, MTIA = 19, PrivateUse1 = 20 };
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
+constexpr DeviceType kXPU = DeviceType::XPU;
 struct Device {
   Device(DeviceType type, int8_t index = -1);
   Device(const std::string &);
@@ -81,6 +83,7 @@ using c10::DeviceType;
 using c10::IntArrayRef;
 using c10::kCPU;
 using c10::kCUDA;
+using c10::kXPU;
 using c10::Scalar;
 using c10::ScalarType;
 using c10::TensorOptions;
@@ -254,6 +257,7 @@ Tensor dropout(const Tensor &input, double p, bool train);
 
 namespace torch {
 using namespace at; // torch/types.h
+constexpr auto kFloat16 = at::kHalf;
 Tensor zeros(c10::IntArrayRef size, TensorOptions options = {});
 Tensor ones(c10::IntArrayRef size, TensorOptions options = {});
 Tensor randn(c10::IntArrayRef size, TensorOptions options = {});

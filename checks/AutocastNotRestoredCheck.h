@@ -1,0 +1,42 @@
+//===--- AutocastNotRestoredCheck.h - libtorch-tidy -------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
+#define LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/utils/IncludeInserter.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds at::autocast::set_enabled(true) (and the per-device and 2.x
+/// set_autocast_enabled spellings) not switched off again on every path out
+/// of the function, or switched off only when nothing throws.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-autocast-not-restored.md
+class AutocastNotRestoredCheck : public ClangTidyCheck {
+public:
+  AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  const bool CheckExceptionSafety;
+  const std::string GuardType;
+  const std::string GuardHeader;
+  utils::IncludeInserter Inserter;
+  /// The files that already include GuardHeader (clang-tidy's IncludeInserter
+  /// finds an existing include only in a sorted include block).
+  llvm::DenseSet<FileID> IncludeGuardHeader;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H

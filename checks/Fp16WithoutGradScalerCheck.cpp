@@ -1,0 +1,346 @@
+//===--- Fp16WithoutGradScalerCheck.cpp - libtorch-tidy -------------------===//
+
+#include "Fp16WithoutGradScalerCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/Autocast.h"
+#include "utils/CallFacts.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+static constexpr llvm::StringLiteral GradScalerSpelling = "libtorch_tidy::amp::GradScaler";
+static constexpr llvm::StringLiteral LossMessage =
+    "backward on a loss computed in float16 without loss scaling: gradients smaller than float16 "
+    "can hold (about 6e-8) become zero and the weights they belong to stop learning";
+static constexpr llvm::StringLiteral SwitchNote =
+    "autocast computes in float16 from here%select{| (the CUDA default: nothing in this "
+    "translation unit sets another dtype)}0; scale the loss with a gradient scaler before "
+    "backward ('%1': scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update())";
+
+namespace {
+
+/// Where float16 computation starts: an autocast switch, an autocast scope
+/// object, or a module converted to float16.
+struct Fp16Source {
+  enum Kind { Switch, Scope, HalfModule } What;
+  const Stmt *At;              ///< the switch call, the scope's declaration, the to() call
+  const Stmt *End = nullptr;   ///< Switch: the call that switches it off again (or null)
+  const Stmt *Block = nullptr; ///< Scope: the block the scope object lives in
+  const ValueDecl *Module = nullptr; ///< HalfModule: the module converted
+  bool DefaultDtype = false;   ///< Switch: float16 as the device's default dtype
+};
+
+struct Facts {
+  llvm::SmallVector<std::pair<const CallExpr *, AutocastSwitch>, 4> Switches;
+  llvm::SmallVector<std::pair<const CallExpr *, AutocastDtypeSetter>, 4> DtypeSetters;
+  /// loss.backward() and torch::autograd::backward({loss, ...}) with the
+  /// expression that holds the loss (the tensor, or the list of tensors).
+  llvm::SmallVector<std::pair<const CallExpr *, const Expr *>, 4> Backwards;
+  llvm::SmallVector<Fp16Source, 4> Sources;
+  bool UsesScalerObject = false;
+};
+
+bool containsInsensitive(llvm::StringRef Haystack, llvm::StringRef Needle) {
+  return Haystack.lower().find(Needle) != std::string::npos;
+}
+
+const ValueDecl *referencedDecl(const Expr *E) {
+  E = stripHolderArrow(E);
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
+    return DRE->getDecl();
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(E))
+    return ME->getMemberDecl();
+  return nullptr;
+}
+
+/// A class named like a loss scaler (GradScaler, LossScaler, ManualGradScaler).
+bool isScalerClass(const CXXRecordDecl *RD) {
+  return RD && RD->getIdentifier() && containsInsensitive(RD->getName(), "scaler");
+}
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  Collector(const ASTContext &Ctx, Facts &F) : Ctx(Ctx), F(F) {}
+  bool VisitCallExpr(CallExpr *Call) {
+    if (AutocastSwitch S = classifyAutocastSwitch(Call, Ctx); S.Value != AutocastSwitch::NotACall)
+      F.Switches.push_back({Call, S});
+    else if (AutocastDtypeSetter D = classifyAutocastDtypeSetter(Call, Ctx); D.Dtype)
+      F.DtypeSetters.push_back({Call, D});
+    if (!isa<CXXMemberCallExpr>(Call) && Call->getNumArgs() >= 1 && isBackwardOrGradCall(Call) &&
+        Call->getDirectCallee()->getName() == "backward")
+      F.Backwards.push_back({Call, Call->getArg(0)});
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+      if (isBackwardOrGradCall(MC) && MC->getImplicitObjectArgument())
+        F.Backwards.push_back({MC, MC->getImplicitObjectArgument()});
+      if (moduleMethodName(MC) == "to")
+        for (const Expr *Arg : MC->arguments())
+          if (isHalfDtypeName(scalarTypeName(Arg, Ctx)))
+            if (const ValueDecl *Module = referencedDecl(MC->getImplicitObjectArgument())) {
+              Fp16Source Src{Fp16Source::HalfModule, MC};
+              Src.Module = Module;
+              F.Sources.push_back(Src);
+              break;
+            }
+    }
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *VD) {
+    const CXXRecordDecl *RD = classOf(VD->getType());
+    if (isScalerClass(RD))
+      F.UsesScalerObject = true;
+    // An autocast scope object (AutocastGuard, a project's own RAII class)
+    // constructed with a constant float16 dtype.
+    if (!RD || !RD->getIdentifier() || !containsInsensitive(RD->getName(), "autocast"))
+      return true;
+    const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(VD->getInit());
+    if (!Construct)
+      return true;
+    for (const Expr *Arg : Construct->arguments())
+      if (const auto *ET = Arg->IgnoreParenImpCasts()->getType()->getAs<EnumType>();
+          ET && ET->getDecl()->getIdentifier() && ET->getDecl()->getName() == "ScalarType") {
+        if (isHalfDtypeName(scalarTypeName(Arg, Ctx)))
+          F.Sources.push_back({Fp16Source::Scope, VD->getInit()});
+        break;
+      }
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (isScalerClass(classOf(ME->getMemberDecl()->getType(), true)))
+      F.UsesScalerObject = true;
+    return true;
+  }
+
+private:
+  const ASTContext &Ctx;
+  Facts &F;
+};
+
+/// The values assigned to \p VD inside \p S (=, compound assignments).
+void assignedValues(const Stmt *S, const ValueDecl *VD, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() && referencedDecl(BO->getLHS()) == VD)
+      Out.push_back(BO->getRHS());
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->isAssignmentOp() && Op->getNumArgs() == 2 && referencedDecl(Op->getArg(0)) == VD)
+      Out.push_back(Op->getArg(1));
+  for (const Stmt *Child : S->children())
+    assignedValues(Child, VD, Out);
+}
+
+/// A call named like scaling (scaler.scale(loss), scale_loss(loss)), a call on
+/// a scaler object, or a variable named like a scale factor, in \p S.
+bool mentionsScaling(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && FD->getIdentifier() && containsInsensitive(FD->getName(), "scale"))
+      return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (isScalerClass(MC->getRecordDecl()))
+        return true;
+  }
+  if (const ValueDecl *VD = isa<Expr>(S) ? referencedDecl(cast<Expr>(S)) : nullptr;
+      VD && VD->getIdentifier() && containsInsensitive(VD->getName(), "scale"))
+    return true;
+  for (const Stmt *Child : S->children())
+    if (mentionsScaling(Child))
+      return true;
+  return false;
+}
+
+void forwardObjects(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const ValueDecl *VD = referencedDecl(forwardCallObject(Call)))
+      Out.insert(VD);
+  for (const Stmt *Child : S->children())
+    forwardObjects(Child, Out);
+}
+
+} // namespace
+
+void Fp16WithoutGradScalerCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+}
+
+void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  Facts F;
+  Collector C(Ctx, F);
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+  // A CUDA dtype other than float16 set anywhere in the translation unit
+  // (in main, a setup function): CUDA's default is no evidence then.
+  for (const auto &[SetCall, Setter] : F.DtypeSetters)
+    if (Setter.Device.mayBe(AutocastDevice{"CUDA"}) &&
+        !isHalfDtypeName(scalarTypeName(Setter.Dtype, Ctx)))
+      OtherCudaDtypeSet = true;
+  if (F.Backwards.empty() || F.UsesScalerObject)
+    return;
+  ParentMap PM(const_cast<Stmt *>(Body));
+  auto Before = [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getBeginLoc()),
+                                        SM.getExpansionLoc(B->getBeginLoc()));
+  };
+
+  // Autocast switches that compute in float16: the dtype every setter of the
+  // device in the same body sets is a constant float16, or none sets one and
+  // float16 is the device's default (CUDA). A dtype chosen at run time, or
+  // any other dtype, is no evidence.
+  for (const auto &[Call, Switch] : F.Switches) {
+    if (Switch.Value != AutocastSwitch::Enables || Switch.Device.Name.empty())
+      continue;
+    const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
+    bool AnySetter = false, AllHalf = true;
+    for (const auto &[SetCall, Setter] : F.DtypeSetters)
+      if (Setter.Device.mayBe(Switch.Device) && enclosingCodeBody(SetCall, PM, Body) == CodeBody) {
+        AnySetter = true;
+        AllHalf &= isHalfDtypeName(scalarTypeName(Setter.Dtype, Ctx));
+      }
+    if (AnySetter ? !AllHalf : !isHalfDtypeName(defaultAutocastDtype(Switch.Device.Name)))
+      continue;
+    Fp16Source Src{Fp16Source::Switch, Call};
+    Src.DefaultDtype = !AnySetter;
+    for (const auto &[Off, OffSwitch] : F.Switches)
+      if (OffSwitch.Value != AutocastSwitch::Enables && OffSwitch.Device.mayBe(Switch.Device) &&
+          enclosingCodeBody(Off, PM, Body) == CodeBody && Before(Call, Off) &&
+          (!Src.End || Before(Off, Src.End)))
+        Src.End = Off;
+    F.Sources.push_back(Src);
+  }
+  for (Fp16Source &Src : F.Sources)
+    if (Src.What == Fp16Source::Scope) {
+      const Stmt *S = Src.At;
+      while (S && !isa<DeclStmt>(S))
+        S = PM.getParent(S);
+      Src.Block = S ? PM.getParent(S) : nullptr;
+    }
+
+  // The float16 source a computation at \p S depends on, if any.
+  auto SourceFor = [&](const Expr *S) -> const Fp16Source * {
+    const Stmt *CodeBody = enclosingCodeBody(S, PM, Body);
+    llvm::SmallPtrSet<const ValueDecl *, 4> Forwarded;
+    forwardObjects(S, Forwarded);
+    for (const Fp16Source &Src : F.Sources) {
+      if (!Src.At || !Before(Src.At, S))
+        continue;
+      switch (Src.What) {
+      case Fp16Source::Switch:
+        if (enclosingCodeBody(Src.At, PM, Body) == CodeBody && (!Src.End || Before(S, Src.End)))
+          return &Src;
+        break;
+      case Fp16Source::Scope:
+        if (Src.Block && isDescendant(S, Src.Block, PM))
+          return &Src;
+        break;
+      case Fp16Source::HalfModule:
+        if (Forwarded.contains(Src.Module))
+          return &Src;
+        break;
+      }
+    }
+    return nullptr;
+  };
+
+  for (const auto &[Backward, Loss] : F.Backwards) {
+    // The loss and what it is computed from, a few assignments deep.
+    llvm::SmallVector<std::pair<const Expr *, unsigned>, 8> Work{{Loss, 0}};
+    llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
+    const Fp16Source *Found = nullptr;
+    bool Scaled = false;
+    while (!Work.empty() && !Scaled) {
+      auto [E, Depth] = Work.pop_back_val();
+      if (Depth <= 1 && mentionsScaling(E)) {
+        Scaled = true;
+        break;
+      }
+      if (!Found && (isa<CallExpr>(E->IgnoreImplicit()) || Depth > 0))
+        Found = SourceFor(E);
+      if (Depth >= 4)
+        continue;
+      llvm::SmallVector<const DeclRefExpr *, 4> Refs;
+      llvm::SmallVector<const Stmt *, 8> Stack{E};
+      while (!Stack.empty()) {
+        const Stmt *S = Stack.pop_back_val();
+        if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S))
+          Refs.push_back(DRE);
+        if (S)
+          for (const Stmt *Child : S->children())
+            Stack.push_back(Child);
+      }
+      for (const DeclRefExpr *DRE : Refs) {
+        const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+        if (!VD || !VD->isLocalVarDecl() || !Seen.insert(VD).second)
+          continue;
+        if (const Expr *Init = VD->getInit())
+          Work.push_back({Init, Depth + 1});
+        llvm::SmallVector<const Expr *, 4> Assigned;
+        assignedValues(Body, VD, Assigned);
+        for (const Expr *A : Assigned)
+          if (Before(A, Backward))
+            Work.push_back({A, Depth + 1});
+      }
+    }
+    if (Scaled || !Found)
+      continue;
+    if (Found->What == Fp16Source::Switch && Found->DefaultDtype) {
+      DefaultDtypeFindings.push_back(
+          {Backward->getExprLoc(), Backward->getSourceRange(), Found->At->getBeginLoc()});
+      continue;
+    }
+    diag(Backward->getExprLoc(), LossMessage) << Backward->getSourceRange();
+    switch (Found->What) {
+    case Fp16Source::Switch:
+      diag(Found->At->getBeginLoc(), SwitchNote, DiagnosticIDs::Note)
+          << false << GradScalerSpelling;
+      break;
+    case Fp16Source::Scope:
+      diag(Found->At->getBeginLoc(),
+           "float16 autocast scope declared here; scale the loss with a gradient scaler before "
+           "backward ('%0': scaler.scale(loss).backward(), scaler.step(optimizer), "
+           "scaler.update())",
+           DiagnosticIDs::Note)
+          << GradScalerSpelling;
+      break;
+    case Fp16Source::HalfModule:
+      diag(Found->At->getBeginLoc(),
+           "the module is converted to float16 here; keep its weights in float32, compute under "
+           "float16 autocast and scale the loss with a gradient scaler ('%0')",
+           DiagnosticIDs::Note)
+          << GradScalerSpelling;
+      break;
+    }
+  }
+}
+
+void Fp16WithoutGradScalerCheck::onEndOfTranslationUnit() {
+  if (!OtherCudaDtypeSet)
+    for (const DefaultDtypeFinding &F : DefaultDtypeFindings)
+      reportDefaultDtype(F);
+  DefaultDtypeFindings.clear();
+  OtherCudaDtypeSet = false;
+}
+
+void Fp16WithoutGradScalerCheck::reportDefaultDtype(const DefaultDtypeFinding &F) {
+  diag(F.Backward, LossMessage) << F.Range;
+  diag(F.Switch, SwitchNote, DiagnosticIDs::Note) << true << GradScalerSpelling;
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,41 @@
+//===--- Fp16WithoutGradScalerCheck.h - libtorch-tidy -----------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_FP16WITHOUTGRADSCALERCHECK_H
+#define LIBTORCH_TIDY_CHECKS_FP16WITHOUTGRADSCALERCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds backward() on a loss computed under float16 autocast, or by a module
+/// converted to float16, with no gradient scaler scaling the loss first.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-fp16-without-grad-scaler.md
+class Fp16WithoutGradScalerCheck : public ClangTidyCheck {
+public:
+  Fp16WithoutGradScalerCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  /// A finding whose only evidence is CUDA's default dtype: reported at the end
+  /// of the translation unit unless some function sets another CUDA dtype.
+  struct DefaultDtypeFinding {
+    SourceLocation Backward;
+    SourceRange Range;
+    SourceLocation Switch;
+  };
+  llvm::SmallVector<DefaultDtypeFinding, 4> DefaultDtypeFindings;
+  bool OtherCudaDtypeSet = false;
+  void reportDefaultDtype(const DefaultDtypeFinding &F);
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_FP16WITHOUTGRADSCALERCHECK_H

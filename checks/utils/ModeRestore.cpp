@@ -1,0 +1,268 @@
+//===--- ModeRestore.cpp - libtorch-tidy ----------------------------------===//
+
+#include "ModeRestore.h"
+#include "ASTHelpers.h"
+#include "CallFacts.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace clang::tidy::torch_check {
+
+bool mayThrow(const CallExpr *Call, CallPredicate NeverThrows) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return true;
+  if (NeverThrows(Call) || FD->getBuiltinID())
+    return false;
+  const auto *FPT = FD->getType()->getAs<FunctionProtoType>();
+  return !FPT || !FPT->isNothrow();
+}
+
+static bool endsInNoReturnCall(const CFGBlock &B) {
+  for (auto It = B.rbegin(); It != B.rend(); ++It)
+    if (auto S = It->getAs<CFGStmt>()) {
+      const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+      const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+      return FD && FD->isNoReturn();
+    }
+  return false;
+}
+
+ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifier Classify,
+                          CallPredicate NeverThrows, CallPredicate CountsAsWork) {
+  ModePaths Facts;
+  const CFGBlock *Start = nullptr;
+  unsigned StartIndex = 0;
+  for (const CFGBlock *B : Graph) {
+    for (unsigned I = 0; I < B->size() && !Start; ++I)
+      if (auto S = (*B)[I].getAs<CFGStmt>(); S && S->getStmt() == Enter) {
+        Start = B;
+        StartIndex = I + 1;
+      }
+    if (Start)
+      break;
+  }
+  if (!Start)
+    return Facts;
+  llvm::SmallPtrSet<const CFGBlock *, 16> Visited;
+  llvm::SmallVector<std::pair<const CFGBlock *, unsigned>, 16> Work{{Start, StartIndex}};
+  while (!Work.empty()) {
+    auto [B, Index] = Work.pop_back_val();
+    bool Restored = false;
+    for (unsigned I = Index; I < B->size(); ++I) {
+      auto S = (*B)[I].getAs<CFGStmt>();
+      if (!S)
+        continue;
+      const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+      if (!Call)
+        continue;
+      ModeCall K = Classify(Call);
+      if (isModeRestore(K)) {
+        Restored = true;
+        if (!Facts.Restore)
+          Facts.Restore = Call;
+        break;
+      }
+      if (K != ModeCall::None)
+        continue;
+      if (CountsAsWork(Call))
+        Facts.DidWork = true;
+      if (mayThrow(Call, NeverThrows))
+        Facts.Throwing.push_back(Call);
+    }
+    if (Restored)
+      continue;
+    for (const CFGBlock *Succ : B->succs()) {
+      if (!Succ)
+        continue;
+      if (Succ == &Graph.getExit()) {
+        // A call that never returns (std::exit, abort) ends the program, not
+        // the function; one that throws counts as a call that may throw.
+        if (!endsInNoReturnCall(*B))
+          Facts.Escapes.push_back(B);
+        continue;
+      }
+      if (Visited.insert(Succ).second)
+        Work.push_back({Succ, 0});
+    }
+  }
+  return Facts;
+}
+
+bool containsModeCall(const Stmt *S, ModeClassifier Classify) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && Classify(Call) != ModeCall::None)
+    return true;
+  for (const Stmt *Child : S->children())
+    if (containsModeCall(Child, Classify))
+      return true;
+  return false;
+}
+
+/// True when a try block around \p S (inside \p CodeBody) has a handler that
+/// sets the mode.
+static bool restoredByHandler(const Stmt *S, const Stmt *CodeBody, const ParentMap &PM,
+                              ModeClassifier Classify) {
+  const Stmt *Child = S;
+  for (const Stmt *P = PM.getParent(S); P && Child != CodeBody; Child = P, P = PM.getParent(P)) {
+    const auto *Try = dyn_cast<CXXTryStmt>(P);
+    if (!Try || Child != Try->getTryBlock())
+      continue;
+    for (unsigned I = 0; I < Try->getNumHandlers(); ++I)
+      if (containsModeCall(Try->getHandler(I)->getHandlerBlock(), Classify))
+        return true;
+  }
+  return false;
+}
+
+const CallExpr *firstUnhandledThrow(const ModePaths &Paths, const Stmt *CodeBody,
+                                    const ParentMap &PM, ModeClassifier Classify,
+                                    const SourceManager &SM) {
+  const CallExpr *First = nullptr;
+  for (const CallExpr *Call : Paths.Throwing)
+    if (!restoredByHandler(Call, CodeBody, PM, Classify) &&
+        (!First || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
+                                                SM.getExpansionLoc(First->getBeginLoc()))))
+      First = Call;
+  return First;
+}
+
+const Stmt *escapeStatement(const CFGBlock &Exit) {
+  if (const Stmt *T = Exit.getTerminatorStmt())
+    return T;
+  for (auto It = Exit.rbegin(); It != Exit.rend(); ++It)
+    if (auto S = It->getAs<CFGStmt>())
+      return S->getStmt();
+  return nullptr;
+}
+
+const CFG *CodeBodyGraphs::get(const Stmt *CodeBody) {
+  for (auto &[Body, Graph] : Graphs)
+    if (Body == CodeBody)
+      return Graph.get();
+  const Decl *D = FD;
+  if (CodeBody != FD->getBody())
+    for (const Stmt *P = PM.getParent(CodeBody); P; P = PM.getParent(P))
+      if (const auto *Lambda = dyn_cast<LambdaExpr>(P)) {
+        D = Lambda->getCallOperator();
+        break;
+      }
+  CFG::BuildOptions Opts;
+  Opts.setAllAlwaysAdd();
+  Graphs.emplace_back(CodeBody, CFG::buildCFG(D, const_cast<Stmt *>(CodeBody), &Ctx, Opts));
+  return Graphs.back().second.get();
+}
+
+static bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (Decls.contains(DRE->getDecl()))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (refersToAny(Child, Decls))
+      return true;
+  return false;
+}
+
+ModeScope findModeScope(const CallExpr *Enter, const ParentMap &PM, ModeClassifier Classify) {
+  ModeScope Scope;
+  Scope.EnterStmt = asBlockStatement(Enter, PM);
+  const auto *Block =
+      Scope.EnterStmt ? dyn_cast<CompoundStmt>(PM.getParent(Scope.EnterStmt)) : nullptr;
+  if (!Block)
+    return Scope;
+  bool Seen = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == Scope.EnterStmt) {
+      Seen = true;
+      continue;
+    }
+    if (!Seen)
+      continue;
+    if (!Scope.RestoreStmt) {
+      const auto *E = dyn_cast<Expr>(S);
+      const auto *Call = E ? dyn_cast<CallExpr>(E->IgnoreImplicit()) : nullptr;
+      if (Call && isModeRestore(Classify(Call))) {
+        Scope.RestoreStmt = S;
+        continue;
+      }
+      Scope.Between.push_back(S);
+    } else if (!isa<NullStmt>(S)) {
+      Scope.After.push_back(S);
+    }
+  }
+  if (!Scope.RestoreStmt || llvm::any_of(Scope.Between, [&](const Stmt *S) {
+        return containsModeCall(S, Classify) || isa<LabelStmt>(S);
+      }))
+    return Scope;
+  llvm::SmallPtrSet<const Decl *, 8> DeclaredBetween;
+  for (const Stmt *S : Scope.Between)
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *Dcl : DS->decls())
+        DeclaredBetween.insert(Dcl);
+  Scope.Result = llvm::any_of(Scope.After,
+                              [&](const Stmt *S) { return refersToAny(S, DeclaredBetween); })
+                     ? ModeScope::UsedAfter
+                     : ModeScope::Fixable;
+  return Scope;
+}
+
+llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSourceRange EnterRange,
+                                                llvm::StringRef GuardDecl,
+                                                const SourceManager &SM,
+                                                const LangOptions &LangOpts) {
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  if (Scope.Result != ModeScope::Fixable || EnterRange.isInvalid())
+    return Fixes;
+  SourceLocation EnterEnd = locationAfterSemicolon(Scope.EnterStmt, SM, LangOpts);
+  SourceLocation RestoreEnd = locationAfterSemicolon(Scope.RestoreStmt, SM, LangOpts);
+  if (EnterEnd.isInvalid() || RestoreEnd.isInvalid())
+    return Fixes;
+  if (Scope.After.empty()) {
+    CharSourceRange Removal = statementRemovalRange(Scope.RestoreStmt, SM, LangOpts);
+    if (Removal.isInvalid())
+      return Fixes;
+    Fixes.push_back(FixItHint::CreateReplacement(EnterRange, GuardDecl));
+    Fixes.push_back(FixItHint::CreateRemoval(Removal));
+    return Fixes;
+  }
+  std::string Indent = indentationAt(EnterRange.getBegin(), SM);
+  Fixes.push_back(
+      FixItHint::CreateReplacement(EnterRange, ("{\n" + Indent + "  " + GuardDecl).str()));
+  Fixes.push_back(FixItHint::CreateReplacement(
+      CharSourceRange::getCharRange(Scope.RestoreStmt->getBeginLoc(), RestoreEnd), "}"));
+  return Fixes;
+}
+
+std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken) {
+  while (llvm::is_contained(Taken, Base))
+    Base += "_";
+  return Base;
+}
+
+namespace {
+class NameCollector : public RecursiveASTVisitor<NameCollector> {
+public:
+  llvm::SmallVector<std::string, 8> Names;
+  bool VisitNamedDecl(NamedDecl *ND) {
+    if (ND->getIdentifier())
+      Names.push_back(ND->getName().str());
+    return true;
+  }
+};
+} // namespace
+
+llvm::SmallVector<std::string, 8> declaredNames(const Stmt *Body) {
+  NameCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  return std::move(Collector.Names);
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,120 @@
+//===--- ModeRestore.h - libtorch-tidy --------------------------*- C++ -*-===//
+//
+// Thread-local modes that code switches with setter calls and must switch
+// back on every path: autograd (GradMode::set_enabled(false) ...
+// set_enabled(true)) and autocast (at::autocast::set_enabled(true) ...
+// set_enabled(false)). The control-flow analysis that follows the paths from
+// the call that enters the mode, and the statement pair a RAII guard can
+// replace, are shared by the checks of those modes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORE_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::torch_check {
+
+/// What a call does to the mode a check follows.
+enum class ModeCall {
+  None,    ///< not a setter of this mode
+  Enters,  ///< switches into the mode that must be undone
+  Leaves,  ///< switches back
+  Unknown, ///< a setter whose value is not a constant (restoring a saved state)
+};
+using ModeClassifier = llvm::function_ref<ModeCall(const CallExpr *)>;
+using CallPredicate = llvm::function_ref<bool(const CallExpr *)>;
+
+/// True for Leaves and Unknown: a path that reaches such a call is restored.
+inline bool isModeRestore(ModeCall K) { return K == ModeCall::Leaves || K == ModeCall::Unknown; }
+
+/// A call that may throw: its callee is not declared non-throwing (every
+/// LibTorch operation may throw c10::Error), or there is no known callee.
+/// Builtins and calls \p NeverThrows accepts do not throw.
+bool mayThrow(const CallExpr *Call, CallPredicate NeverThrows);
+
+/// What the paths from the call that enters the mode show.
+struct ModePaths {
+  llvm::SmallVector<const CFGBlock *, 2> Escapes;  ///< blocks that leave still in the mode
+  llvm::SmallVector<const CallExpr *, 8> Throwing; ///< calls that may throw before the restore
+  const CallExpr *Restore = nullptr;               ///< a restoring call reached
+  bool DidWork = false;                            ///< a call \p CountsAsWork runs in the mode
+};
+
+/// Follows the paths of \p Graph from \p Enter to the first restoring call or
+/// the exit. A block ending in a [[noreturn]] call ends the program, not the
+/// function, and is no escape.
+ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifier Classify,
+                          CallPredicate NeverThrows, CallPredicate CountsAsWork);
+
+/// True when \p S contains a setter of the mode (any ModeCall but None).
+bool containsModeCall(const Stmt *S, ModeClassifier Classify);
+
+/// The first (in source order) of \p Paths.Throwing whose exception no
+/// handler of a try block around it (inside \p CodeBody) answers with a
+/// setter of the mode; null when there is none.
+const CallExpr *firstUnhandledThrow(const ModePaths &Paths, const Stmt *CodeBody,
+                                    const ParentMap &PM, ModeClassifier Classify,
+                                    const SourceManager &SM);
+
+/// The statement an escaping block ends with: its terminator (a return, a
+/// throw) or its last statement; null when it has none.
+const Stmt *escapeStatement(const CFGBlock &Exit);
+
+/// Builds (and caches) the CFG of each code body of a function: its body or
+/// the body of a lambda it spells.
+class CodeBodyGraphs {
+public:
+  CodeBodyGraphs(const FunctionDecl *FD, const ParentMap &PM, ASTContext &Ctx)
+      : FD(FD), PM(PM), Ctx(Ctx) {}
+  const CFG *get(const Stmt *CodeBody);
+
+private:
+  const FunctionDecl *FD;
+  const ParentMap &PM;
+  ASTContext &Ctx;
+  llvm::SmallVector<std::pair<const Stmt *, std::unique_ptr<CFG>>, 2> Graphs;
+};
+
+/// The statements around an enter call that a guard scope can replace: the
+/// enter is a statement of a block and the first restoring call after it is
+/// a later statement of the same block.
+struct ModeScope {
+  enum State { Fixable, NoPair, UsedAfter };
+  State Result = NoPair;
+  const Stmt *EnterStmt = nullptr;                ///< the enter call as a statement
+  const Stmt *RestoreStmt = nullptr;              ///< the restoring call as a statement
+  llvm::SmallVector<const Stmt *, 8> Between;     ///< statements between the pair
+  llvm::SmallVector<const Stmt *, 8> After;       ///< statements after the restore
+};
+/// Fixable when the pair exists, nothing between sets the mode again or holds
+/// a label, and nothing after the restore uses a variable declared between.
+ModeScope findModeScope(const CallExpr *Enter, const ParentMap &PM, ModeClassifier Classify);
+
+/// The fix-its that turn a Fixable \p Scope into a guard scope: the text
+/// \p EnterRange covers (the enter call, or more) becomes \p GuardDecl (a
+/// declaration without ';') and the restore goes away; when statements follow
+/// the restore, the pair becomes an inner block. Empty when a range is in a
+/// macro or invalid.
+llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSourceRange EnterRange,
+                                                llvm::StringRef GuardDecl,
+                                                const SourceManager &SM,
+                                                const LangOptions &LangOpts);
+
+/// \p Base, or \p Base followed by '_'s, so that it is none of \p Taken.
+std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken);
+
+/// The names declared in \p Body (for freshName).
+llvm::SmallVector<std::string, 8> declaredNames(const Stmt *Body);
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORE_H

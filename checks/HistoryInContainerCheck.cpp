@@ -6,6 +6,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/TrainingLoop.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -28,13 +29,18 @@ bool isTensorContainer(QualType T) {
   return mayCarryHistoryType(T);
 }
 
+} // namespace
+
 /// `c.push_back(e)`, `c.emplace_back(e)`, `c.push_front(e)`,
 /// `c.emplace_front(e)`, `c.insert(pos, e)`, `c.emplace(k, e)`, `c[k] = e`.
-struct Insertion {
+struct HistoryInContainerCheck::Insertion {
   const Expr *Stmt;
   const Expr *Container;
   llvm::SmallVector<const Expr *, 2> Values;
 };
+
+namespace {
+using Insertion = HistoryInContainerCheck::Insertion;
 
 class InsertionCollector : public RecursiveASTVisitor<InsertionCollector> {
 public:
@@ -119,7 +125,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  Sites.collect(Body, *Result.Context);
+  Sites.collect(FD, Body, *Result.Context);
   InsertionCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Found.empty())
@@ -130,9 +136,14 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   HistoryAnalysis History(Body, Ctx, Functions);
   const ParentMap &PM = History.parentMap();
 
+  std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Insertion &I : Collector.Found) {
     const Stmt *Loop = enclosingLoop(I.Stmt, PM, Body);
     const ValueDecl *Container = storageOf(I.Container);
+    if (!Loop && Container && isa<FieldDecl>(Container) && !History.isGuarded(I.Stmt)) {
+      checkMemberInsertion(FD, I, cast<FieldDecl>(Container), History, ParamHistory, Ctx);
+      continue;
+    }
     if (!Loop || !Container || !outlivesIteration(Container, Loop, SM))
       continue;
     const Expr *Value = nullptr;
@@ -188,6 +199,65 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
     });
   }
+}
+
+/// True when some method of \p Field's class, defined in the TU, empties it.
+static bool memberEmptied(const FieldDecl *Field, const ASTContext &Ctx) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return true;
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    const FunctionDecl *Def = MD->getDefinition();
+    if (Def && Def->getBody() && isEmptiedIn(Def->getBody(), Field))
+      return true;
+  }
+  return false;
+}
+
+void HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const Insertion &I,
+                                                   const FieldDecl *Field,
+                                                   const HistoryAnalysis &History,
+                                                   std::unique_ptr<HistoryAnalysis> &ParamHistory,
+                                                   ASTContext &Ctx) {
+  if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(I.Stmt, FD->getBody(), History.parentMap()) ||
+      History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
+      memberLeavesClass(Field, Functions, Ctx) || memberEmptied(Field, Ctx))
+    return;
+  const Expr *Value = nullptr;
+  std::optional<MemberHistoryTrace> Trace;
+  for (const Expr *V : I.Values)
+    if ((Trace = traceMemberHistory(FD, V, History, ParamHistory, Functions, Ctx))) {
+      Value = V;
+      break;
+    }
+  if (!Trace)
+    return;
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+      (Value == I.Values.back() &&
+       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+    Fixes = appendDetachFixIts(Value, Ctx);
+  SourceLocation Loc = Value->getBeginLoc();
+  SourceRange Range = Value->getSourceRange();
+  std::string Name = Field->getName().str();
+  SourceLocation FieldLoc = Field->getLocation();
+  const SourceManager *SM = &Ctx.getSourceManager();
+  Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
+                   &Ctx]() {
+    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, Functions, Ctx, *SM);
+    if (Chain.empty())
+      return;
+    {
+      auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
+                         "iteration stays alive as long as '%0' holds it; store a detached tensor")
+               << Name << Range;
+      for (const FixItHint &Fix : Fixes)
+        D << Fix;
+    }
+    noteMemberHistory(
+        [this](SourceLocation L, StringRef M) { return diag(L, M, DiagnosticIDs::Note); }, Chain,
+        Trace, Value, Name, FieldLoc);
+  });
 }
 
 void HistoryInContainerCheck::onEndOfTranslationUnit() {

@@ -29,6 +29,16 @@ static const TrainingEvent *nearest(llvm::ArrayRef<const TrainingEvent *> Events
 /// pairings are trusted only when the loop steps a single optimizer.
 static bool sameParameters(const TrainingEvent &Zero, const TrainingEvent &Step,
                            const TrainingLoop &Loop) {
+  // Through a helper: only when both calls name the same optimizer (or the
+  // optimizer is built from the module) in this body.
+  if (Zero.Inner || Step.Inner) {
+    if (!Zero.ObjectDecl || !Step.ObjectDecl)
+      return false;
+    if (Zero.K == TrainingEvent::ZeroGrad)
+      return Zero.ObjectDecl == Step.ObjectDecl;
+    const auto *Opt = dyn_cast<VarDecl>(Step.ObjectDecl);
+    return Opt && Opt->getInit() && refersTo(Opt->getInit(), Zero.ObjectDecl);
+  }
   if (Zero.K == TrainingEvent::ZeroGrad) {
     if (Zero.ObjectDecl && Step.ObjectDecl)
       return Zero.ObjectDecl == Step.ObjectDecl;
@@ -46,7 +56,7 @@ void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  TrainingLoopAnalysis Analysis(Body, *Result.Context, CallDepth);
 
   for (const TrainingLoop &Loop : Analysis.loops())
     for (const TrainingEvent &Zero : Loop.Events) {
@@ -60,14 +70,25 @@ void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       if (!Before || !After || Before->K != TrainingEvent::Backward ||
           After->K != TrainingEvent::Step || !sameParameters(Zero, *After, Loop))
         continue;
-      diag(Zero.Call->getExprLoc(),
+      const CallExpr *ZeroCall = Zero.Inner ? Zero.Inner : Zero.Call;
+      if (!Reported.insert(ZeroCall).second)
+        continue;
+      diag(ZeroCall->getExprLoc(),
            "'zero_grad()' between 'backward()' and 'step()' clears the gradients the step "
            "needs: the optimizer updates with zero gradients and the backward pass is wasted");
-      diag(Before->Call->getExprLoc(), "gradients computed here", DiagnosticIDs::Note);
-      diag(After->Call->getExprLoc(),
+      diag((Before->Inner ? Before->Inner : Before->Call)->getExprLoc(), "gradients computed here",
+           DiagnosticIDs::Note);
+      diag((After->Inner ? After->Inner : After->Call)->getExprLoc(),
            "the optimizer steps here; zero the gradients before the forward pass or after "
            "this step",
            DiagnosticIDs::Note);
+      // The helpers on the way, as called in the loop.
+      llvm::SmallPtrSet<const CallExpr *, 4> Noted;
+      for (const TrainingEvent *E : {Before, &Zero, After})
+        if (E->Inner && Noted.insert(E->Call).second)
+          diag(E->Call->getBeginLoc(), "'%0' is called in the training loop here",
+               DiagnosticIDs::Note)
+              << E->Call->getDirectCallee()->getNameAsString();
     }
 }
 

@@ -169,7 +169,8 @@ chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDe
                    const SourceManager &SM,
                    llvm::function_ref<bool(const CallGraph::Site &)> FirstCall) {
   auto Keeps = [&](const CallGraph::Site &S) {
-    if (S.Guarded)
+    // A virtual call may run another override: ambiguous, not a chain.
+    if (S.Guarded || S.Virtual)
       return false;
     const auto *MC = dyn_cast<CXXMemberCallExpr>(S.Call);
     if (!MC || !Field)

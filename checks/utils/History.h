@@ -126,7 +126,8 @@ private:
 /// outside any loop of its own) keeps its value across the iterations of a
 /// loop that calls \p FD. Returns one chain of unguarded calls from \p FD up
 /// to a call made in a loop, innermost first, each made on `this` except the
-/// last, which may be made on an object that outlives the loop; empty when
+/// last, which may be made on an object that outlives the loop, none of them
+/// a virtual call (another override may run); empty when
 /// there is none within the depth limit. With \p FirstCall, only direct calls
 /// in a loop that it accepts (a chain of one).
 llvm::SmallVector<const CallGraph::Site *, 4>

@@ -6,6 +6,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/TrainingLoop.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -106,7 +107,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  Sites.collect(Body, *Result.Context);
+  Sites.collect(FD, Body, *Result.Context);
   if (isModuleForward(FD))
     return;
   AccumulationCollector Collector;
@@ -119,9 +120,15 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   HistoryAnalysis History(Body, Ctx, Functions);
   const ParentMap &PM = History.parentMap();
 
+  std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Accumulation &A : Collector.Found) {
     const Stmt *Loop = enclosingLoop(A.Stmt, PM, Body);
     const ValueDecl *Acc = storageOf(A.Acc);
+    if (!Loop && Acc && !History.isGuarded(A.Stmt)) {
+      if (const auto *Field = dyn_cast<FieldDecl>(Acc))
+        checkMemberUpdate(FD, A.Stmt, A.Value, Field, History, ParamHistory, Ctx);
+      continue;
+    }
     if (!Loop || !Acc || !outlivesIteration(Acc, Loop, SM) || History.isGuarded(A.Stmt))
       continue;
     const Expr *Source = History.historySource(A.Value);
@@ -163,6 +170,43 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
     });
   }
+}
+
+void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt,
+                                                const Expr *Value, const FieldDecl *Field,
+                                                const HistoryAnalysis &History,
+                                                std::unique_ptr<HistoryAnalysis> &ParamHistory,
+                                                ASTContext &Ctx) {
+  if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(Stmt, FD->getBody(), History.parentMap()) ||
+      History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
+      memberLeavesClass(Field, Functions, Ctx))
+    return;
+  auto Trace = traceMemberHistory(FD, Value, History, ParamHistory, Functions, Ctx);
+  if (!Trace)
+    return;
+  SourceLocation Loc = isa<CXXOperatorCallExpr>(Stmt) ? Stmt->getBeginLoc() : Stmt->getExprLoc();
+  SourceRange Range = Value->getSourceRange();
+  auto Fixes = appendDetachFixIts(Value, Ctx);
+  std::string Name = Field->getName().str();
+  SourceLocation FieldLoc = Field->getLocation();
+  const SourceManager *SM = &Ctx.getSourceManager();
+  Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
+                   &Ctx]() {
+    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, Functions, Ctx, *SM);
+    if (Chain.empty())
+      return;
+    {
+      auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
+                         "of every iteration stays alive as long as '%0' does; accumulate a "
+                         "detached value")
+               << Name << Range;
+      for (const FixItHint &Fix : Fixes)
+        D << Fix;
+    }
+    noteMemberHistory(
+        [this](SourceLocation L, StringRef M) { return diag(L, M, DiagnosticIDs::Note); }, Chain,
+        Trace, Value, Name, FieldLoc);
+  });
 }
 
 void AccumulatedHistoryCheck::onEndOfTranslationUnit() {

@@ -19,7 +19,12 @@ namespace clang::tidy::torch_check {
 class AccumulatedHistoryCheck : public ClangTidyCheck {
 public:
   AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+      : ClangTidyCheck(Name, Context) {
+    Sites.setMaxDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth));
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
+    Options.store(Opts, CallDepthOption, Sites.maxDepth());
+  }
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
@@ -28,6 +33,11 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
+  /// A data member accumulated in a method called from a loop.
+  void checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt, const Expr *Value,
+                         const FieldDecl *Field, const HistoryAnalysis &History,
+                         std::unique_ptr<HistoryAnalysis> &ParamHistory, ASTContext &Ctx);
+
   HistoryFunctions Functions;
   /// Also holds the findings until the end of the TU: a function whose every
   /// call site is guarded computes no history.

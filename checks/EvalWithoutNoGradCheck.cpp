@@ -40,6 +40,8 @@ struct BodyFacts {
   struct Forward {
     const CallExpr *Call;
     const VarDecl *Object; ///< the variable the forward is called on, if any
+    const FunctionDecl *Helper = nullptr; ///< a user function that runs the forward
+    const CallExpr *Inner = nullptr;      ///< the forward pass inside the helper
   };
   llvm::SmallVector<Forward, 8> Forwards;
   llvm::SmallVector<const CallExpr *, 4> Evals;  ///< eval(), train(false)
@@ -80,7 +82,7 @@ public:
       const VarDecl *Object = nullptr;
       if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(forwardCallObject(Call)))
         Object = dyn_cast<VarDecl>(DRE->getDecl());
-      Facts.Forwards.push_back({Call, Object});
+      Facts.Forwards.push_back({Call, Object, nullptr, nullptr});
       return true;
     }
     if (isBackwardOrGradCall(Call)) {
@@ -125,7 +127,8 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
     : ClangTidyCheck(Name, Context),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
-      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase) {
+      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {
   std::string Error;
   if (!EvalNameRegex.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
@@ -135,6 +138,56 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
 void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
   Options.store(Opts, "GuardType", Guard);
+  Options.store(Opts, CallDepthOption, CallDepth);
+}
+
+bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
+  const IdentifierInfo *II = FD->getIdentifier();
+  if (!II || !FD->getLocation().isFileID())
+    return false;
+  for (const std::string &Word : identifierWords(II->getName()))
+    if (EvalNameRegex.match(Word))
+      return true;
+  return false;
+}
+
+EvalWithoutNoGradCheck::HelperSummary
+EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget) {
+  auto Key = std::make_pair(FD->getCanonicalDecl(), Budget);
+  if (auto It = Helpers.find(Key); It != Helpers.end())
+    return It->second; // a recursive call in progress reads "runs nothing"
+  Helpers[Key] = HelperSummary{};
+  HelperSummary S;
+  S.NameSaysEval = nameSaysEval(FD);
+  BodyFacts Facts;
+  BodyCollector(Facts, Ctx).TraverseStmt(FD->getBody());
+  S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
+  if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
+    ParentMap PM(FD->getBody());
+    for (const auto &Fwd : Facts.Forwards)
+      if (!isGradDisabledAt(Fwd.Call, PM, Ctx)) {
+        S.Forward = Fwd.Call;
+        break;
+      }
+    for (const auto &[Callee, Call] : Facts.UserCalls) {
+      if (S.Forward && S.Trains)
+        break;
+      const FunctionDecl *Def = followableCallee(Call, Ctx);
+      if (!Def || Budget <= 1)
+        continue;
+      HelperSummary Inner = helperSummary(Def, Ctx, Budget - 1);
+      if (Inner.Trains) {
+        S.Trains = true; // a training step: its graph is wanted
+        break;
+      }
+      if (!S.Forward && Inner.Forward && !isGradDisabledAt(Call, PM, Ctx))
+        S.Forward = Inner.Forward;
+    }
+    if (S.Trains)
+      S.Forward = nullptr;
+  }
+  Helpers[Key] = S;
+  return S;
 }
 
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -164,18 +217,35 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
 
   const FunctionDecl *Canonical = FD->getCanonicalDecl();
-  for (const auto &[Callee, Call] : Facts.UserCalls) {
-    (void)Call;
-    CallSites[Callee]; // make sure the entry exists; filled below
-  }
+  Graph.collect(FD, Body, Ctx);
   if (Facts.Forwards.empty() && Facts.UserCalls.empty())
     return;
 
-  ParentMap PM(const_cast<CompoundStmt *>(Body));
-  for (const auto &[Callee, Call] : Facts.UserCalls)
-    CallSites[Callee].push_back({isGradDisabledAt(Call, PM, Ctx), !Facts.Backwards.empty()});
+  // Helpers that run a forward pass count as one where they are called; a
+  // helper that trains (backward, train()) makes this function training code.
+  // A helper whose own name says it evaluates gets its own finding.
+  bool AddedHelper = false;
+  for (const auto &[Callee, Call] : Facts.UserCalls) {
+    const FunctionDecl *Def = followableCallee(Call, Ctx);
+    if (!Def || Def->getCanonicalDecl() == Canonical)
+      continue;
+    HelperSummary S = helperSummary(Def, Ctx, CallDepth);
+    if (S.Trains)
+      Facts.Backwards.push_back(Call);
+    else if (S.Forward && !S.NameSaysEval) {
+      Facts.Forwards.push_back({Call, nullptr, Def, S.Forward});
+      AddedHelper = true;
+    }
+  }
   if (Facts.Forwards.empty())
     return;
+  if (AddedHelper)
+    llvm::stable_sort(Facts.Forwards, [&](const BodyFacts::Forward &A, const BodyFacts::Forward &B) {
+      return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(A.Call->getBeginLoc()),
+                                           SM->getExpansionLoc(B.Call->getBeginLoc()));
+    });
+
+  ParentMap PM(const_cast<CompoundStmt *>(Body));
   DeclaredNames[Canonical] = std::move(Facts.Names);
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
@@ -199,6 +269,13 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       F.FixIndent = "\n" + indentationAt(Loc, *SM);
   };
 
+  auto SetHelper = [](Finding &F, const BodyFacts::Forward &Fwd) {
+    F.Helper = Fwd.Helper;
+    if (Fwd.Inner)
+      F.HelperForward = isa<CXXOperatorCallExpr>(Fwd.Inner) ? Fwd.Inner->getBeginLoc()
+                                                            : Fwd.Inner->getExprLoc();
+  };
+
   auto WarnLoc = [](const CallExpr *Call) {
     return isa<CXXOperatorCallExpr>(Call) ? Call->getBeginLoc() : Call->getExprLoc();
   };
@@ -219,6 +296,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       if (Unguarded(Fwd.Call)) {
         Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::ByName,
                   FD->getLocation(), FD->getNameAsString(), {}, {}, false, {}};
+        SetHelper(F, Fwd);
         StartOfBodyFix(F);
         Findings.push_back(std::move(F));
         break;
@@ -258,9 +336,13 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     if (llvm::any_of(Facts.Backwards, InRegion))
       continue;
     llvm::SmallVector<const CallExpr *, 4> Flagged;
+    const BodyFacts::Forward *First = nullptr;
     for (const auto &Fwd : Facts.Forwards)
-      if (InRegion(Fwd.Call) && !Reported.contains(Fwd.Call) && Unguarded(Fwd.Call))
+      if (InRegion(Fwd.Call) && !Reported.contains(Fwd.Call) && Unguarded(Fwd.Call)) {
         Flagged.push_back(Fwd.Call);
+        if (!First)
+          First = &Fwd;
+      }
     if (Flagged.empty())
       continue;
     for (const CallExpr *C : Flagged)
@@ -268,6 +350,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
     Finding F{FD, WarnLoc(Flagged.front()), Flagged.front()->getSourceRange(),
               Finding::AfterEval, Eval->getExprLoc(), FD->getNameAsString(), {}, {}, true, {}};
+    SetHelper(F, *First);
     // The guard goes right after the eval() statement, in its block, when that
     // block holds every flagged forward and nothing after it trains.
     const Stmt *EvalStmt = Eval;
@@ -307,17 +390,28 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
+  // A function whose every chain of callers holds a guard runs no forward
+  // pass with autograd on; one whose tensor a caller trains through is not
+  // evaluation code.
+  auto Silenced = [&](const FunctionDecl *Function) {
+    if (Graph.guardedOnEveryPath(Function))
+      return true;
+    if (!mayHoldTensor(Function->getReturnType()))
+      return false;
+    return llvm::any_of(Graph.callers(Function), [&](const CallGraph::Site *S) {
+      return Graph.runsBackward(S->Caller);
+    });
+  };
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Emitting;
+  for (const Finding &F : Findings)
+    if (!Silenced(F.Function))
+      Emitting.insert(F.Function->getCanonicalDecl());
   for (const Finding &F : Findings) {
-    auto Sites = CallSites.find(F.Function->getCanonicalDecl());
-    if (Sites != CallSites.end() && !Sites->second.empty()) {
-      bool AllGuarded = llvm::all_of(Sites->second, [](const CallSite &S) { return S.Guarded; });
-      // A caller that trains may be training through the returned tensor.
-      bool Trained =
-          mayHoldTensor(F.Function->getReturnType()) &&
-          llvm::any_of(Sites->second, [](const CallSite &S) { return S.CallerRunsBackward; });
-      if (AllGuarded || Trained)
-        continue;
-    }
+    if (!Emitting.contains(F.Function->getCanonicalDecl()))
+      continue;
+    // The helper reports its own forward pass; the guard it gets covers this call.
+    if (F.Helper && Emitting.contains(F.Helper->getCanonicalDecl()))
+      continue;
     std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl());
     {
       auto D = diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
@@ -344,6 +438,12 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
            DiagnosticIDs::Note);
       break;
     }
+    if (F.Helper && F.HelperForward.isValid())
+      diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
+          << F.Helper->getNameAsString();
+    for (const CallGraph::Site *S : Graph.unguardedChain(F.Function))
+      diag(S->Call->getBeginLoc(), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
+          << S->Call->getDirectCallee()->getNameAsString();
     if (F.BlockingTrain.isValid())
       diag(F.BlockingTrain,
            "no fix-it: 'train()' follows in the same block; give the evaluation a scope of its "
@@ -351,7 +451,8 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
            DiagnosticIDs::Note);
   }
   Findings.clear();
-  CallSites.clear();
+  Graph.clear();
+  Helpers.clear();
   DeclaredNames.clear();
 }
 

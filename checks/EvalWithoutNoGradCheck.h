@@ -3,6 +3,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H
 #define LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H
 
+#include "utils/CallGraph.h"
+
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -39,22 +41,31 @@ public:
     std::string FixIndent;         ///< indentation of the inserted line
     bool InsertAfter;              ///< insert after FixLoc's token (after eval();)
     SourceLocation BlockingTrain;  ///< train() that prevents the fix-it
+    /// When the reported forward is the call of a helper that runs one: the
+    /// helper's definition and the forward pass inside it.
+    const FunctionDecl *Helper = nullptr;
+    SourceLocation HelperForward;
   };
-  /// A call of a user function and whether autograd is off where it happens.
-  struct CallSite {
-    bool Guarded;
-    bool CallerRunsBackward;
+  /// What a user function does, following its calls (depth-limited).
+  struct HelperSummary {
+    const CallExpr *Forward = nullptr; ///< an unguarded forward pass it runs (maybe in a callee)
+    bool Trains = false;               ///< runs backward or train() itself
+    bool NameSaysEval = false;         ///< EvalFunctionPattern matches its name
   };
 
 private:
   std::string guardDeclaration(const FunctionDecl *FD) const;
+  HelperSummary helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
+  bool nameSaysEval(const FunctionDecl *FD);
 
   const std::string EvalFunctionPattern;
   const GuardKind Guard;
   llvm::Regex EvalNameRegex;
+  const unsigned CallDepth;
 
   llvm::SmallVector<Finding, 8> Findings;
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<CallSite, 2>> CallSites;
+  CallGraph Graph;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 4>> DeclaredNames;
   const SourceManager *SM = nullptr;
 };

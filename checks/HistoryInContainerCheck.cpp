@@ -6,6 +6,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/TrainingLoop.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -28,13 +29,18 @@ bool isTensorContainer(QualType T) {
   return mayCarryHistoryType(T);
 }
 
+} // namespace
+
 /// `c.push_back(e)`, `c.emplace_back(e)`, `c.push_front(e)`,
 /// `c.emplace_front(e)`, `c.insert(pos, e)`, `c.emplace(k, e)`, `c[k] = e`.
-struct Insertion {
+struct HistoryInContainerCheck::Insertion {
   const Expr *Stmt;
   const Expr *Container;
   llvm::SmallVector<const Expr *, 2> Values;
 };
+
+namespace {
+using Insertion = HistoryInContainerCheck::Insertion;
 
 class InsertionCollector : public RecursiveASTVisitor<InsertionCollector> {
 public:
@@ -161,7 +167,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  Sites.collect(Body, *Result.Context);
+  Sites.collect(FD, Body, *Result.Context);
   InsertionCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Found.empty())
@@ -172,6 +178,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   HistoryAnalysis History(Body, Ctx, Functions);
   const ParentMap &PM = History.parentMap();
 
+  std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Insertion &I : Collector.Found) {
     const Stmt *Loop = enclosingLoop(I.Stmt, PM, Body);
     const ValueDecl *Container = storageOf(I.Container);
@@ -184,9 +191,15 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     // the code that reads them.
     const auto *Member = dyn_cast<FieldDecl>(Container);
     const auto *Method = dyn_cast<CXXMethodDecl>(FD);
-    if (!Loop && (!Member || !Method || isa<CXXConstructorDecl>(FD) ||
-                  isModuleClass(Method->getParent()) || isEmptiedIn(Body, Container) ||
-                  emptiedByAMethod(Member, FD)))
+    const bool KeptByMethod = !Loop && Member && Method && !isa<CXXConstructorDecl>(FD) &&
+                              !isModuleClass(Method->getParent()) &&
+                              !isEmptiedIn(Body, Container) && !emptiedByAMethod(Member, FD);
+    // A method called once per iteration of a loop elsewhere: reported with the
+    // call chain (or left alone when the member leaves the class).
+    if (!Loop && Member && !History.isGuarded(I.Stmt) &&
+        checkMemberInsertion(FD, I, Member, History, ParamHistory, Ctx, KeptByMethod))
+      continue;
+    if (!Loop && !KeptByMethod)
       continue;
     if (Loop && !outlivesIteration(Container, Loop, SM))
       continue;
@@ -243,6 +256,82 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
     });
   }
+}
+
+/// True when some method of \p Field's class, defined in the TU, empties it.
+static bool memberEmptied(const FieldDecl *Field, const ASTContext &Ctx) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return true;
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    const FunctionDecl *Def = MD->getDefinition();
+    if (Def && Def->getBody() && isEmptiedIn(Def->getBody(), Field))
+      return true;
+  }
+  return false;
+}
+
+bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const Insertion &I,
+                                                   const FieldDecl *Field,
+                                                   const HistoryAnalysis &History,
+                                                   std::unique_ptr<HistoryAnalysis> &ParamHistory,
+                                                   ASTContext &Ctx, bool ReportWithoutChain) {
+  if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(I.Stmt, FD->getBody(), History.parentMap()))
+    return false;
+  if (History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
+      memberLeavesClass(Field, Functions, Ctx) || memberEmptied(Field, Ctx))
+    return true; // kept on purpose, or emptied: silent
+
+  const Expr *Value = nullptr;
+  std::optional<MemberHistoryTrace> Trace;
+  for (const Expr *V : I.Values)
+    if ((Trace = traceMemberHistory(FD, V, History, ParamHistory, Functions, Ctx))) {
+      Value = V;
+      break;
+    }
+  if (!Trace)
+    return false;
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+      (Value == I.Values.back() &&
+       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+    Fixes = appendDetachFixIts(Value, Ctx);
+  SourceLocation Loc = Value->getBeginLoc();
+  SourceRange Range = Value->getSourceRange();
+  std::string Name = Field->getName().str();
+  SourceLocation FieldLoc = Field->getLocation();
+  const SourceManager *SM = &Ctx.getSourceManager();
+  // Reported without a chain only when the method itself makes the history (a
+  // value from a parameter depends on what the callers pass).
+  const Expr *Source = History.historySource(Value);
+  ReportWithoutChain = ReportWithoutChain && Source;
+  SourceLocation SourceLoc;
+  if (Source && Source != Value->IgnoreImplicit())
+    SourceLoc = Source->getExprLoc();
+  Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
+                   &Ctx, ReportWithoutChain, SourceLoc]() {
+    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, Functions, Ctx, *SM);
+    // Not called from a loop of this file: a member that only grows still
+    // keeps one graph per call (when no method of the class empties it).
+    if (Chain.empty() && !ReportWithoutChain)
+      return;
+    {
+      auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
+                         "iteration stays alive as long as '%0' holds it; store a detached tensor")
+               << Name << Range;
+      for (const FixItHint &Fix : Fixes)
+        D << Fix;
+    }
+    if (Chain.empty()) {
+      if (SourceLoc.isValid())
+        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+      return;
+    }
+    noteMemberHistory(
+        [this](SourceLocation L, StringRef M) { return diag(L, M, DiagnosticIDs::Note); }, Chain,
+        Trace, Value, Name, FieldLoc);
+  });
+  return true;
 }
 
 void HistoryInContainerCheck::onEndOfTranslationUnit() {

@@ -54,6 +54,16 @@ static bool initRefersTo(const Stmt *Init, const ValueDecl *D, unsigned Hops = 0
 /// (\p Optimizers distinct ones).
 static bool sameParameters(const TrainingEvent &Zero, const TrainingEvent &Step,
                            size_t Optimizers) {
+  // Through a helper: only when both calls name the same optimizer (or the
+  // optimizer is built from the module) in this body.
+  if (Zero.Inner || Step.Inner) {
+    if (!Zero.ObjectDecl || !Step.ObjectDecl)
+      return false;
+    if (Zero.K == TrainingEvent::ZeroGrad)
+      return Zero.ObjectDecl == Step.ObjectDecl;
+    const auto *Opt = dyn_cast<VarDecl>(Step.ObjectDecl);
+    return Opt && Opt->getInit() && initRefersTo(Opt->getInit(), Zero.ObjectDecl);
+  }
   if (Zero.K == TrainingEvent::ZeroGrad) {
     if (Zero.ObjectDecl && Step.ObjectDecl)
       return Zero.ObjectDecl == Step.ObjectDecl;
@@ -114,21 +124,32 @@ void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  TrainingLoopAnalysis Analysis(Body, *Result.Context, CallDepth);
   if (!Analysis.hasParents())
     return;
   const ParentMap &PM = Analysis.parents();
 
   auto Report = [&](const TrainingEvent &Zero, const TrainingEvent &Backward,
                     const TrainingEvent &Step) {
-    diag(Zero.Call->getExprLoc(),
+    const CallExpr *ZeroCall = Zero.Inner ? Zero.Inner : Zero.Call;
+    if (!Reported.insert(ZeroCall).second)
+      return;
+    diag(ZeroCall->getExprLoc(),
          "'zero_grad()' between 'backward()' and 'step()' clears the gradients the step "
          "needs: the optimizer updates with zero gradients and the backward pass is wasted");
-    diag(Backward.Call->getExprLoc(), "gradients computed here", DiagnosticIDs::Note);
-    diag(Step.Call->getExprLoc(),
+    diag((Backward.Inner ? Backward.Inner : Backward.Call)->getExprLoc(),
+         "gradients computed here", DiagnosticIDs::Note);
+    diag((Step.Inner ? Step.Inner : Step.Call)->getExprLoc(),
          "the optimizer steps here; zero the gradients before the forward pass or after "
          "this step",
          DiagnosticIDs::Note);
+    // The helpers on the way, as called in the loop.
+    llvm::SmallPtrSet<const CallExpr *, 4> Noted;
+    for (const TrainingEvent *E : {&Backward, &Zero, &Step})
+      if (E->Inner && Noted.insert(E->Call).second)
+        diag(E->Call->getBeginLoc(), "'%0' is called in the training loop here",
+             DiagnosticIDs::Note)
+            << E->Call->getDirectCallee()->getNameAsString();
   };
 
   llvm::SmallPtrSet<const CallExpr *, 4> InLoops; // judged by their training loop

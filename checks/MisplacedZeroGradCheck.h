@@ -3,7 +3,10 @@
 #ifndef LIBTORCH_TIDY_CHECKS_MISPLACEDZEROGRADCHECK_H
 #define LIBTORCH_TIDY_CHECKS_MISPLACEDZEROGRADCHECK_H
 
+#include "utils/CallGraph.h"
+
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::torch_check {
 
@@ -13,12 +16,24 @@ namespace clang::tidy::torch_check {
 /// docs/checks/torch-misplaced-zero-grad.md
 class MisplacedZeroGradCheck : public ClangTidyCheck {
 public:
-  MisplacedZeroGradCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  MisplacedZeroGradCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context),
+        CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
+    Options.store(Opts, CallDepthOption, CallDepth);
+  }
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override { Reported.clear(); }
+
+private:
+  /// How many levels of helper calls the training-loop analysis follows.
+  const unsigned CallDepth;
+  /// zero_grad calls of helpers already reported (a helper called from several loops).
+  llvm::SmallPtrSet<const CallExpr *, 4> Reported;
 };
 
 } // namespace clang::tidy::torch_check

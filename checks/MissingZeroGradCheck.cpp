@@ -80,7 +80,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Body)
     return;
   const SourceManager &SM = *Result.SourceManager;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  TrainingLoopAnalysis Analysis(Body, *Result.Context, CallDepth);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     if (!Loop.hasEvent(TrainingEvent::Backward) || Loop.zeroesGradients() ||
@@ -91,26 +91,44 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     for (const TrainingEvent &E : Loop.Events) {
       if (E.K == TrainingEvent::Backward && !Backward)
         Backward = &E;
-      if (E.K == TrainingEvent::Step && hasOpaqueClosure(E.Call))
+      if (E.K == TrainingEvent::Step && hasOpaqueClosure(E.Inner ? E.Inner : E.Call))
         Opaque = true;
     }
     if (Opaque || Loop.OptimizerSteps.empty())
       continue;
 
-    // The fix-it: `<optimizer>.zero_grad();` for each optimizer, first in the body.
+    // The fix-it: `<optimizer>.zero_grad();` for each optimizer, first in the
+    // loop body. When the step runs in a helper, in the helper's body before
+    // its backward pass, only when the helper runs both (else zeroing there
+    // would clear the gradients of a backward pass run before the call).
     std::string FixText;
     SourceLocation FixLoc;
-    const auto *Block = dyn_cast_or_null<CompoundStmt>(Loop.Body);
-    if (Block && !Block->body_empty() && Block->body_front()->getBeginLoc().isFileID()) {
+    const Stmt *FixBody = Loop.Body;
+    const FunctionDecl *StepHelper = nullptr;
+    bool HelperBlocksFix = false;
+    for (const TrainingEvent *Step : Loop.OptimizerSteps)
+      if (Step->Inner) {
+        StepHelper = Step->Via;
+        bool Together = Loop.OptimizerSteps.size() == 1 && Backward->Inner &&
+                        Backward->Via == Step->Via && Backward->Call == Step->Call;
+        if (Together)
+          FixBody = Step->Via->getBody();
+        else
+          HelperBlocksFix = true;
+      }
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(FixBody);
+    if (!HelperBlocksFix && Block && !Block->body_empty() &&
+        Block->body_front()->getBeginLoc().isFileID()) {
       FixLoc = Block->body_front()->getBeginLoc();
       std::string Separator = "\n" + indentationAt(FixLoc, SM);
       if (Block->getLBracLoc().isMacroID() ||
           SM.getSpellingLineNumber(Block->getLBracLoc()) == SM.getSpellingLineNumber(FixLoc))
         Separator = " ";
       for (const TrainingEvent *Step : Loop.OptimizerSteps) {
-        const auto *ME = dyn_cast<MemberExpr>(Step->Call->getCallee()->IgnoreParens());
+        const CallExpr *StepCall = Step->Inner ? Step->Inner : Step->Call;
+        const auto *ME = dyn_cast<MemberExpr>(StepCall->getCallee()->IgnoreParens());
         if (!ME || ME->getBeginLoc().isMacroID() || ME->getMemberLoc().isMacroID() ||
-            ME->isImplicitAccess() || !isRespellable(ME->getBase(), Loop.Body->getBeginLoc(), SM)) {
+            ME->isImplicitAccess() || !isRespellable(ME->getBase(), FixBody->getBeginLoc(), SM)) {
           FixText.clear();
           break;
         }
@@ -137,8 +155,15 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       if (!FixText.empty())
         D << FixItHint::CreateInsertion(FixLoc, FixText);
     }
-    diag(Backward->Call->getExprLoc(), "gradients accumulate here", DiagnosticIDs::Note);
-    diag(Step.Call->getExprLoc(), "the optimizer steps here", DiagnosticIDs::Note);
+    diag((Backward->Inner ? Backward->Inner : Backward->Call)->getExprLoc(),
+         "gradients accumulate here", DiagnosticIDs::Note);
+    diag((Step.Inner ? Step.Inner : Step.Call)->getExprLoc(), "the optimizer steps here",
+         DiagnosticIDs::Note);
+    for (const TrainingEvent *E : {Backward, &Step})
+      if (E->Inner && (E == Backward || E->Call != Backward->Call))
+        diag(E->Call->getBeginLoc(), "'%0' is called in the training loop here",
+             DiagnosticIDs::Note)
+            << E->Call->getDirectCallee()->getNameAsString();
     if (Loop.EpochLoop)
       for (const TrainingEvent &E : Analysis.events())
         if (E.zeroes() && isDescendant(E.Call, Loop.EpochLoop, Analysis.parents()) &&
@@ -148,10 +173,18 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
                DiagnosticIDs::Note);
           break;
         }
-    if (FixText.empty())
+    if (FixText.empty() && HelperBlocksFix)
       diag(Loop.Loop->getBeginLoc(),
-           "no fix-it: the optimizer cannot be named at the start of the loop body",
-           DiagnosticIDs::Note);
+           "no fix-it: the optimizer steps in '%0' and the backward pass runs outside it; zero "
+           "the gradients before the forward pass",
+           DiagnosticIDs::Note)
+          << StepHelper->getNameAsString();
+    else if (FixText.empty())
+      diag(Loop.Loop->getBeginLoc(),
+           "no fix-it: the optimizer cannot be named at the start of the %select{loop body|body "
+           "of '%1'}0",
+           DiagnosticIDs::Note)
+          << (FixBody != Loop.Body) << (StepHelper ? StepHelper->getNameAsString() : "");
   }
 }
 

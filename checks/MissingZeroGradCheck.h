@@ -3,6 +3,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
 #define LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
 
+#include "utils/CallGraph.h"
+
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang::tidy::torch_check {
@@ -13,12 +15,21 @@ namespace clang::tidy::torch_check {
 /// docs/checks/torch-missing-zero-grad.md
 class MissingZeroGradCheck : public ClangTidyCheck {
 public:
-  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context),
+        CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
+    Options.store(Opts, CallDepthOption, CallDepth);
+  }
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// How many levels of helper calls the training-loop analysis follows.
+  const unsigned CallDepth;
 };
 
 } // namespace clang::tidy::torch_check

@@ -164,34 +164,136 @@ bool HistoryFunctions::memberFlowsIntoBackward(const FieldDecl *Field, ASTContex
   return Result;
 }
 
-void CallSiteGuards::collect(const Stmt *Body, ASTContext &Ctx) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const ASTContext &Ctx;
-    llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 8> Found;
-    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
-    bool VisitCallExpr(CallExpr *Call) {
-      if (const FunctionDecl *Callee = Call->getDirectCallee())
-        if (!isInLibraryNamespace(Callee) && !Callee->isInStdNamespace() &&
-            !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
-          Found.push_back({Call, Callee->getCanonicalDecl()});
+llvm::SmallVector<const CallGraph::Site *, 4>
+chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
+                   const SourceManager &SM,
+                   llvm::function_ref<bool(const CallGraph::Site &)> FirstCall) {
+  auto Keeps = [&](const CallGraph::Site &S) {
+    // A virtual call may run another override: ambiguous, not a chain.
+    if (S.Guarded || S.Virtual)
+      return false;
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(S.Call);
+    if (!MC || !Field)
+      return false;
+    const Expr *Obj = MC->getImplicitObjectArgument();
+    if (isa<CXXThisExpr>(Obj->IgnoreParenImpCasts()))
       return true;
-    }
-  } F(Ctx);
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  if (F.Found.empty())
-    return;
-  ParentMap PM(const_cast<Stmt *>(Body));
-  for (const auto &[Call, Callee] : F.Found) {
-    Count &C = Calls[Callee];
-    ++C.Total;
-    if (isGradDisabledAt(Call, PM, Ctx))
-      ++C.Guarded;
+    if (!S.Loop)
+      return false;
+    const ValueDecl *O = storageOf(Obj);
+    return O && outlivesIteration(O, S.Loop, SM);
+  };
+  if (FirstCall) {
+    for (const CallGraph::Site *S : Graph.callers(FD))
+      if (S->Loop && Keeps(*S) && FirstCall(*S))
+        return {S};
+    return {};
   }
+  return Graph.chainToLoop(FD, Keeps);
 }
 
-bool CallSiteGuards::allCallsGuarded(const FunctionDecl *FD) const {
-  auto It = Calls.find(FD->getCanonicalDecl());
-  return It != Calls.end() && It->second.Total > 0 && It->second.Guarded == It->second.Total;
+std::optional<MemberHistoryTrace>
+traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnalysis &History,
+                   std::unique_ptr<HistoryAnalysis> &ParamHistory, HistoryFunctions &Functions,
+                   ASTContext &Ctx) {
+  if (const Expr *Source = History.historySource(Value))
+    return MemberHistoryTrace{Source, -1};
+  if (!ParamHistory)
+    ParamHistory = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, Functions,
+                                                     /*ParamsCarry=*/true);
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(ParamHistory->historySource(Value));
+  const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!P)
+    return std::nullopt;
+  return MemberHistoryTrace{nullptr, static_cast<int>(P->getFunctionScopeIndex())};
+}
+
+/// The argument a call passes to parameter \p I of its callee, or null.
+static const Expr *argumentFor(const CallExpr *Call, unsigned I) {
+  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(
+                                                          Call->getDirectCallee())
+                        ? 1
+                        : 0;
+  if (I + Offset >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I + Offset)))
+    return nullptr;
+  return Call->getArg(I + Offset);
+}
+
+llvm::SmallVector<const CallGraph::Site *, 4>
+memberHistoryChain(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
+                   const MemberHistoryTrace &Trace, HistoryFunctions &Functions, ASTContext &Ctx,
+                   const SourceManager &SM) {
+  if (Trace.ParamIndex < 0)
+    return chainKeepingMember(Graph, FD, Field, SM);
+  return chainKeepingMember(Graph, FD, Field, SM, [&](const CallGraph::Site &S) {
+    const Expr *Arg = argumentFor(S.Call, Trace.ParamIndex);
+    const FunctionDecl *Caller = S.Caller->getDefinition();
+    if (!Arg || !Caller || !Caller->getBody())
+      return false;
+    HistoryAnalysis CallerHistory(Caller->getBody(), Ctx, Functions);
+    return CallerHistory.historySource(Arg) != nullptr;
+  });
+}
+
+void noteMemberHistory(llvm::function_ref<DiagnosticBuilder(SourceLocation, llvm::StringRef)> Note,
+                       llvm::ArrayRef<const CallGraph::Site *> Chain,
+                       const MemberHistoryTrace &Trace, const Expr *Value, llvm::StringRef Name,
+                       SourceLocation FieldLoc) {
+  if (Trace.Source && Value && Trace.Source != Value->IgnoreImplicit())
+    Note(Trace.Source->getExprLoc(), "the history comes from this call");
+  Note(FieldLoc, "'%0' is a data member: it keeps its value from one call to the next") << Name;
+  for (size_t I = 0; I < Chain.size(); ++I) {
+    const CallExpr *Call = Chain[I]->Call;
+    std::string Callee = Call->getDirectCallee()->getNameAsString();
+    if (I + 1 < Chain.size())
+      Note(Call->getBeginLoc(), "'%0' is called here") << Callee;
+    else
+      Note(Call->getBeginLoc(), "'%0' is called in a loop here, once per iteration") << Callee;
+  }
+  if (Trace.ParamIndex >= 0 && !Chain.empty())
+    if (const Expr *Arg = argumentFor(Chain.back()->Call, Trace.ParamIndex))
+      Note(Arg->getExprLoc(), "this argument carries the history");
+}
+
+bool memberLeavesClass(const FieldDecl *Field, HistoryFunctions &Functions, ASTContext &Ctx) {
+  if (!Field)
+    return true;
+  if (Functions.memberFlowsIntoBackward(Field, Ctx))
+    return true;
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return true;
+  struct Returns : RecursiveASTVisitor<Returns> {
+    const FieldDecl *Field;
+    bool Found = false;
+    bool VisitReturnStmt(ReturnStmt *R) {
+      const Expr *V = R->getRetValue();
+      struct Refers : RecursiveASTVisitor<Refers> {
+        const FieldDecl *Field;
+        bool Found = false;
+        bool VisitMemberExpr(MemberExpr *ME) {
+          Found |= ME->getMemberDecl() == Field;
+          return !Found;
+        }
+      } F;
+      F.Field = Field;
+      if (V && mayCarryHistoryType(V->getType()))
+        F.TraverseStmt(const_cast<Expr *>(V));
+      Found |= F.Found;
+      return !Found;
+    }
+  };
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    const FunctionDecl *Def = userDefinition(MD, Ctx);
+    if (!Def)
+      continue;
+    Returns R;
+    R.Field = Field;
+    R.TraverseStmt(Def->getBody());
+    if (R.Found)
+      return true;
+  }
+  return false;
 }
 
 // ---- collection ---------------------------------------------------------------

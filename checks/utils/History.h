@@ -46,6 +46,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
 
+#include "CallGraph.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -56,6 +58,7 @@
 #include <vector>
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
+#include <optional>
 
 namespace clang::tidy::torch_check {
 
@@ -90,15 +93,13 @@ private:
 };
 
 /// The calls of the translation unit's functions and whether autograd is off
-/// where they happen: a function whose every call site is under a guard
-/// computes no history, whatever its body says.
-class CallSiteGuards {
+/// where they happen (the call graph of CallGraph.h): a function whose every
+/// chain of callers passes a guard computes no history, whatever its body says.
+class CallSiteGuards : public CallGraph {
 public:
-  /// Records the calls of user functions made in \p Body (call once per
-  /// analysed function body).
-  void collect(const Stmt *Body, ASTContext &Ctx);
-  /// True when \p FD is called in the TU and every one of its calls is guarded.
-  bool allCallsGuarded(const FunctionDecl *FD) const;
+  /// True when \p FD is called in the TU and every chain of calls reaching it
+  /// is guarded (CallGraph::guardedOnEveryPath).
+  bool allCallsGuarded(const FunctionDecl *FD) const { return guardedOnEveryPath(FD); }
   /// Holds a finding's \p Emit in \p FD until the end of the translation
   /// unit, when every call of \p FD is known.
   void defer(const FunctionDecl *FD, std::function<void()> Emit) {
@@ -110,21 +111,61 @@ public:
     for (const auto &[FD, Emit] : Pending)
       if (!allCallsGuarded(FD))
         Emit();
-    Pending.clear();
-    Calls.clear();
+    clear();
   }
   void clear() {
-    Calls.clear();
+    CallGraph::clear();
     Pending.clear();
   }
 
 private:
-  struct Count {
-    unsigned Total = 0, Guarded = 0;
-  };
-  llvm::DenseMap<const FunctionDecl *, Count> Calls;
   std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Pending;
 };
+
+/// Cross-function history: a data member \p Field updated in \p FD (a method,
+/// outside any loop of its own) keeps its value across the iterations of a
+/// loop that calls \p FD. Returns one chain of unguarded calls from \p FD up
+/// to a call made in a loop, innermost first, each made on `this` except the
+/// last, which may be made on an object that outlives the loop, none of them
+/// a virtual call (another override may run); empty when
+/// there is none within the depth limit. With \p FirstCall, only direct calls
+/// in a loop that it accepts (a chain of one).
+llvm::SmallVector<const CallGraph::Site *, 4>
+chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
+                   const SourceManager &SM,
+                   llvm::function_ref<bool(const CallGraph::Site &)> FirstCall = nullptr);
+
+/// Where the history a method stores into a member comes from: a call of its
+/// own body (Source), or the argument of its parameter ParamIndex.
+struct MemberHistoryTrace {
+  const Expr *Source = nullptr;
+  int ParamIndex = -1;
+};
+class HistoryAnalysis;
+/// The trace of \p Value, stored in \p FD: History's own source, else the
+/// parameter it comes from (ParamHistory, built on first use with
+/// ParamsCarry). None when it carries no history either way.
+std::optional<MemberHistoryTrace>
+traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnalysis &History,
+                   std::unique_ptr<HistoryAnalysis> &ParamHistory, HistoryFunctions &Functions,
+                   ASTContext &Ctx);
+/// chainKeepingMember for \p Trace: a value from a parameter needs a direct
+/// call in a loop whose argument carries history in the caller.
+llvm::SmallVector<const CallGraph::Site *, 4>
+memberHistoryChain(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
+                   const MemberHistoryTrace &Trace, HistoryFunctions &Functions, ASTContext &Ctx,
+                   const SourceManager &SM);
+/// The notes of a finding on a member: where the history comes from, the
+/// member, the calls up to the loop.
+void noteMemberHistory(llvm::function_ref<DiagnosticBuilder(SourceLocation, llvm::StringRef)> Note,
+                       llvm::ArrayRef<const CallGraph::Site *> Chain,
+                       const MemberHistoryTrace &Trace, const Expr *Value, llvm::StringRef Name,
+                       SourceLocation FieldLoc);
+
+/// True when a member function of \p Field's class, defined in the TU, hands
+/// the member on: passes it into a backward pass
+/// (HistoryFunctions::memberFlowsIntoBackward) or returns it.
+bool memberLeavesClass(const FieldDecl *Field, HistoryFunctions &Functions, ASTContext &Ctx);
 
 /// A type that can hold a tensor: at::Tensor, a class template specialisation
 /// with such an argument (std::vector<Tensor>, std::tuple<Tensor,

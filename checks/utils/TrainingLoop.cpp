@@ -2,6 +2,7 @@
 
 #include "TrainingLoop.h"
 #include "ASTHelpers.h"
+#include "CallGraph.h"
 #include "TorchNames.h"
 
 #include "clang/AST/DeclTemplate.h"
@@ -128,19 +129,35 @@ static bool nameSaysZeroGrad(llvm::StringRef Name) {
          (F.contains("grad") && (F.contains("zero") || F.contains("reset") || F.contains("clear")));
 }
 
+static bool alwaysRuns(const Stmt *Child, const Stmt *Parent, bool ThroughLoops);
+
 namespace {
+
+/// The events a helper contributes at its call sites.
+struct HelperEvents {
+  bool Opaque = false; ///< runs them conditionally, in a loop or a lambda
+  llvm::SmallVector<TrainingEvent, 4> Events;
+};
 
 class EventCollector : public RecursiveASTVisitor<EventCollector> {
 public:
-  EventCollector(llvm::SmallVectorImpl<TrainingEvent> &Events, const SourceManager &SM)
-      : Events(Events), SM(SM) {}
+  EventCollector(llvm::SmallVectorImpl<TrainingEvent> &Events, const ASTContext &Ctx,
+                 unsigned CallDepth,
+                 llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath)
+      : Events(Events), Ctx(Ctx), SM(Ctx.getSourceManager()), CallDepth(CallDepth),
+        OnPath(OnPath) {}
 
   bool VisitCallExpr(CallExpr *Call) {
     std::optional<TrainingEvent::Kind> Kind = classify(Call);
+    if (!Kind && CallDepth > 0 && expand(Call))
+      return true;
+    if (!Kind)
+      Kind = classifyOpaque(Call);
     if (!Kind)
       return true;
     TrainingEvent E{*Kind, Call};
-    if (isa<CXXMemberCallExpr>(Call) && *Kind != TrainingEvent::ManualZero) {
+    if (isa<CXXMemberCallExpr>(Call) && *Kind != TrainingEvent::ManualZero &&
+        *Kind != TrainingEvent::OpaqueOptimizerUse) {
       E.Object = memberCallObject(Call);
       E.ObjectDecl = namedDecl(E.Object);
     }
@@ -178,6 +195,14 @@ private:
       return std::nullopt;
     if (!Name.empty() && nameSaysZeroGrad(Name))
       return TrainingEvent::ManualZero;
+    return std::nullopt;
+  }
+
+  /// A user function that receives an optimizer (or is called on one).
+  std::optional<TrainingEvent::Kind> classifyOpaque(const CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || isInLibraryNamespace(FD) || SM.isInSystemHeader(FD->getLocation()))
+      return std::nullopt;
     for (const Expr *Arg : Call->arguments())
       if (isOptimizerLike(Arg->getType()))
         return TrainingEvent::OpaqueOptimizerUse;
@@ -187,8 +212,88 @@ private:
     return std::nullopt;
   }
 
+  /// The variable or field of this body that a helper's \p Inner object
+  /// names, through the call \p Call: a parameter maps to the argument, a
+  /// member of the helper's object to the same member when the helper is
+  /// called on `this`. Null when unknown.
+  static const ValueDecl *mapObject(const ValueDecl *Inner, const FunctionDecl *Callee,
+                                    const CallExpr *Call) {
+    if (!Inner)
+      return nullptr;
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(Inner)) {
+      if (PVD->getDeclContext() != Callee && PVD->getDeclContext() != Callee->getCanonicalDecl())
+        return nullptr;
+      unsigned I = PVD->getFunctionScopeIndex();
+      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+      if (I + Offset >= Call->getNumArgs())
+        return nullptr;
+      return namedDecl(Call->getArg(I + Offset));
+    }
+    if (isa<FieldDecl>(Inner)) {
+      const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+      if (MC && isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+        return Inner;
+      return nullptr;
+    }
+    return nullptr; // a local of the helper
+  }
+
+  /// Adds the events of the helper \p Call runs; false when it runs none.
+  bool expand(const CallExpr *Call) {
+    const FunctionDecl *Def = followableCallee(Call, Ctx);
+    if (!Def || OnPath.contains(Def->getCanonicalDecl()))
+      return false;
+    OnPath.insert(Def->getCanonicalDecl());
+    HelperEvents H;
+    {
+      llvm::SmallVector<TrainingEvent, 8> Inner;
+      EventCollector(Inner, Ctx, CallDepth - 1, OnPath).TraverseStmt(Def->getBody());
+      if (!Inner.empty()) {
+        llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
+          return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Call->getBeginLoc()),
+                                              SM.getExpansionLoc(B.Call->getBeginLoc()));
+        });
+        ParentMap PM(Def->getBody());
+        for (const TrainingEvent &E : Inner) {
+          if (E.K == TrainingEvent::OpaqueOptimizerUse) {
+            H.Opaque = true;
+            break;
+          }
+          const Stmt *Child = E.Call;
+          for (const Stmt *P = PM.getParent(Child); P; Child = P, P = PM.getParent(P))
+            if (!alwaysRuns(Child, P, /*ThroughLoops=*/false) || isLoopStmt(P) ||
+                isa<LambdaExpr>(P)) {
+              H.Opaque = true;
+              break;
+            }
+          if (H.Opaque)
+            break;
+          H.Events.push_back(E);
+        }
+      }
+    }
+    OnPath.erase(Def->getCanonicalDecl());
+    if (H.Opaque) {
+      Events.push_back(TrainingEvent{TrainingEvent::OpaqueOptimizerUse, Call});
+      return true;
+    }
+    if (H.Events.empty())
+      return false;
+    for (const TrainingEvent &In : H.Events) {
+      TrainingEvent E{In.K, Call};
+      E.ObjectDecl = mapObject(In.ObjectDecl, Def, Call);
+      E.Inner = In.Inner ? In.Inner : In.Call;
+      E.Via = In.Via ? In.Via : Def;
+      Events.push_back(E);
+    }
+    return true;
+  }
+
   llvm::SmallVectorImpl<TrainingEvent> &Events;
+  const ASTContext &Ctx;
   const SourceManager &SM;
+  unsigned CallDepth;
+  llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath;
 };
 
 } // namespace
@@ -222,10 +327,12 @@ bool TrainingLoop::zeroesGradients() const {
 
 TrainingLoopAnalysis::~TrainingLoopAnalysis() = default;
 
-TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx)
+TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx,
+                                           unsigned CallDepth)
     : Body(FunctionBody), Ctx(Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  EventCollector(AllEvents, SM).TraverseStmt(const_cast<Stmt *>(FunctionBody));
+  llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
+  EventCollector(AllEvents, Ctx, CallDepth, OnPath).TraverseStmt(const_cast<Stmt *>(FunctionBody));
   bool HasBackward = false, HasStep = false;
   for (const TrainingEvent &E : AllEvents) {
     HasBackward |= E.K == TrainingEvent::Backward || E.K == TrainingEvent::Grad;
@@ -376,6 +483,20 @@ TrainingLoopAnalysis::straightLineNeighbours(const TrainingEvent &E, const Train
   llvm::SmallVector<const TrainingEvent *, 4> Result;
   if (!PM || E.InLambda)
     return Result;
+  // Events of the same helper call come first: they run right before or after.
+  if (E.Inner) {
+    const TrainingEvent *Begin = Loop.Events.begin(), *End = Loop.Events.end();
+    const TrainingEvent *Self = &E;
+    if (Self >= Begin && Self < End) {
+      if (Forward) {
+        for (const TrainingEvent *O = Self + 1; O < End && O->Call == E.Call; ++O)
+          Result.push_back(O);
+      } else {
+        for (const TrainingEvent *O = Self; O > Begin && (O - 1)->Call == E.Call;)
+          Result.push_back(--O);
+      }
+    }
+  }
   // Climb to the statement of a block that holds E, then scan that block's
   // siblings; when a block is exhausted, continue in the block around it if
   // the way up only crosses an if-branch or a bare block.

@@ -53,6 +53,11 @@ struct TrainingEvent {
   const ValueDecl *ObjectDecl = nullptr;
   /// Spelled inside a lambda within the loop (an LBFGS closure, a callback).
   bool InLambda = false;
+  /// An event of a helper called in the loop (TrainingLoopAnalysis with a call
+  /// depth): Call is the helper's call in this body, Inner the backward / step
+  /// / zero_grad call itself, Via the function whose body spells Inner.
+  const CallExpr *Inner = nullptr;
+  const FunctionDecl *Via = nullptr;
 
   bool zeroes() const { return K == ZeroGrad || K == ModuleZeroGrad || K == ManualZero; }
 };
@@ -84,7 +89,13 @@ struct ConditionalStep {
 /// The training loops of one function body.
 class TrainingLoopAnalysis {
 public:
-  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx);
+  /// \p CallDepth > 0 follows calls of the translation unit's functions (up
+  /// to that many levels, CallGraph.h's followableCallee): a helper whose
+  /// backward / step / zero_grad calls all run on its straight-line path
+  /// contributes them, in order, at its call site (TrainingEvent::Inner); a
+  /// helper that runs them under a condition, in a loop or in a lambda is an
+  /// OpaqueOptimizerUse. 0 (the default) looks at this body alone.
+  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0);
   ~TrainingLoopAnalysis();
 
   llvm::ArrayRef<TrainingLoop> loops() const { return Loops; }

@@ -1,0 +1,126 @@
+//===--- CallGraph.h - libtorch-tidy ----------------------------*- C++ -*-===//
+//
+// The calls between the user's functions of one translation unit, for the
+// checks that follow a mistake across a function boundary (an evaluation
+// helper called from the epoch loop, a trainer method that steps the optimizer,
+// a member updated by a method called once per batch).
+//
+// Scope and limits (docs/cross-function.md):
+//   - one translation unit: the functions defined in the main file and in the
+//     headers it includes (not system headers, not LibTorch);
+//   - direct calls only: calls through function pointers, std::function and
+//     other callables are not followed (the callee is unknown);
+//   - a virtual call counts as a call site of the method named and of every
+//     override defined in the translation unit (when asking "who calls this?"),
+//     but is never followed downwards (which override runs is unknown), unless
+//     it is qualified (`Base::f()`) or the method or class is final;
+//   - depth: at most MaxDepth levels of calls are followed (option CallDepth,
+//     default 3); beyond it the answer is "unknown" and the checks stay silent;
+//   - recursion: a cycle adds no path; every walk keeps a visited set.
+//
+// Usage: one CallGraph per check; collect(FD, Body, Ctx) in check() for every
+// analysed function, query at the end of the translation unit (when every
+// caller has been seen), clear().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_CALLGRAPH_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_CALLGRAPH_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <deque>
+
+namespace clang::tidy::torch_check {
+
+/// The name and default of the option that bounds how many levels of calls the
+/// cross-function checks follow (local to a check, or global in CheckOptions).
+inline constexpr llvm::StringLiteral CallDepthOption = "CallDepth";
+inline constexpr unsigned DefaultCallDepth = 3;
+
+/// The definition a call runs when the analysis may follow it: a direct call
+/// of a function defined in the translation unit (outside system headers and
+/// LibTorch/std namespaces), not dispatched virtually to an unknown override.
+/// Null for calls through pointers, std::function, lambdas' call operators and
+/// library functions.
+const FunctionDecl *followableCallee(const CallExpr *Call, const ASTContext &Ctx);
+
+/// True when \p Call is a virtual call whose override is chosen at run time.
+bool isVirtualDispatch(const CallExpr *Call);
+
+class CallGraph {
+public:
+  /// One call of a user function.
+  struct Site {
+    const CallExpr *Call;
+    const FunctionDecl *Caller; ///< canonical declaration of the calling function
+    bool Guarded;  ///< autograd is off (or may be) where the call runs
+    bool InLoop;   ///< the call runs in a loop of the caller (not in a lambda there)
+    const Stmt *Loop; ///< that loop (the innermost), or null
+    bool Virtual;  ///< dispatched virtually
+  };
+
+  explicit CallGraph(unsigned MaxDepth = DefaultCallDepth) : MaxDepth(MaxDepth) {}
+  void setMaxDepth(unsigned D) { MaxDepth = D; }
+  unsigned maxDepth() const { return MaxDepth; }
+
+  /// Records the calls of user functions made in \p Body, the body of \p Caller
+  /// (call once per analysed function body; lambdas in it included).
+  void collect(const FunctionDecl *Caller, const Stmt *Body, ASTContext &Ctx);
+
+  /// The recorded calls of \p FD: its own, and for a method the virtual calls
+  /// of the methods it overrides. In source order of collection.
+  llvm::SmallVector<const Site *, 4> callers(const FunctionDecl *FD) const;
+
+  /// True when \p FD is called in the translation unit and every chain of
+  /// calls that reaches it passes a guarded call site; chains longer than the
+  /// depth limit count as guarded (unknown: silent), cycles add no chain.
+  bool guardedOnEveryPath(const FunctionDecl *FD) const;
+
+  /// One chain of unguarded calls from an entry point (a function nobody
+  /// calls) down to \p FD, innermost call first; empty when there is none
+  /// within the depth limit.
+  llvm::SmallVector<const Site *, 4> unguardedChain(const FunctionDecl *FD) const;
+
+  /// One chain of calls from \p FD up to a call made in a loop, innermost call
+  /// first, where \p Accept approves every site of the chain; empty when no
+  /// such chain exists within the depth limit.
+  llvm::SmallVector<const Site *, 4>
+  chainToLoop(const FunctionDecl *FD,
+              llvm::function_ref<bool(const Site &)> Accept) const;
+
+  /// True when \p Caller's body (collected) runs a backward pass.
+  bool runsBackward(const FunctionDecl *Caller) const {
+    return Backward.contains(Caller->getCanonicalDecl());
+  }
+
+  void clear() {
+    Sites.clear();
+    ByCallee.clear();
+    Backward.clear();
+    Memo.clear();
+  }
+
+private:
+  bool guardedImpl(const FunctionDecl *FD, unsigned Depth,
+                   llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath) const;
+  bool chainImpl(const FunctionDecl *FD, unsigned Depth,
+                 llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
+                 llvm::function_ref<bool(const Site &)> Accept,
+                 llvm::function_ref<bool(const Site &)> Ends,
+                 llvm::SmallVectorImpl<const Site *> &Chain) const;
+
+  unsigned MaxDepth;
+  std::deque<Site> Sites; ///< stable addresses
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const Site *, 2>> ByCallee;
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Backward;
+  mutable llvm::DenseMap<const FunctionDecl *, bool> Memo;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_CALLGRAPH_H

@@ -12,8 +12,11 @@
 #include "Findings.h"
 #include "Fixes.h"
 #include "GitDiff.h"
+#include "Pch.h"
 #include "Prefilter.h"
 #include "Reports.h"
+#include "ResultCache.h"
+#include "Shards.h"
 #include "TidyRunner.h"
 #include "Toolchain.h"
 
@@ -32,6 +35,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -102,7 +106,71 @@ struct Options {
                                        "else ../lib/LibTorchTidy.so beside the command)"),
                               cl::value_desc("path"), cl::cat(Category)};
   cl::opt<bool> Quiet{"quiet", cl::desc("No progress line and no summary"), cl::cat(Category)};
+  cl::opt<bool> NoPch{"no-pch", cl::desc("Parse every translation unit in full (no precompiled "
+                                         "LibTorch header)"),
+                      cl::cat(Category)};
+  cl::opt<bool> NoCache{"no-cache", cl::desc("Neither read nor write the results cache"),
+                        cl::cat(Category)};
+  cl::opt<std::string> CacheDir{"cache-dir",
+                                cl::desc("Cache of results and precompiled headers (default: "
+                                         "BUILD/.libtorch-tidy-cache, or $LIBTORCH_TIDY_CACHE_DIR)"),
+                                cl::value_desc("dir"), cl::cat(Category)};
+  cl::opt<std::string> CacheSize{"cache-size",
+                                 cl::desc("Size cap of the cache directory, e.g. 500M, 4G "
+                                          "(default: 2G)"),
+                                 cl::value_desc("size"), cl::init("2G"), cl::cat(Category)};
+  cl::opt<std::string> Shard{"shard",
+                             cl::desc("Analyse only part I of N (1-based; default: "
+                                      "$CI_NODE_INDEX/$CI_NODE_TOTAL when set)"),
+                             cl::value_desc("I/N"), cl::cat(Category)};
 };
+
+/// What the findings of a translation unit depend on besides its command and
+/// files: clang-tidy, the plugin, the driver's scope module.
+std::string toolIdentity(const std::string &Tidy, const std::string &Plugin,
+                         const std::string &Scope, FileHasher &Hasher) {
+  ProcessResult V = runProcess(Tidy, {Tidy, "--version"}, 60);
+  return hashParts({"libtorch-tidy-results-v1", toolVersion(), Tidy, V.Output, Hasher.hash(Tidy),
+                    Hasher.hash(Plugin), Scope.empty() ? "" : Hasher.hash(Scope)});
+}
+
+/// The key of a translation unit's results before its headers are known
+/// (ResultCache.h): tools, options, configuration files, command, main file.
+std::string commandKey(const std::string &ToolId, const TidyOptions &T, const CompileCommand &C,
+                       FileHasher &Hasher) {
+  std::vector<std::string> Parts = {ToolId, checksFor(T, C.File), T.HeaderFilter, T.ConfigFile,
+                                    T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
+  for (const std::string &A : T.ExtraArgs)
+    Parts.push_back("extra:" + A);
+  // Every .clang-tidy clang-tidy may read for this file.
+  for (llvm::StringRef Dir = llvm::sys::path::parent_path(C.File); !Dir.empty();
+       Dir = llvm::sys::path::parent_path(Dir)) {
+    llvm::SmallString<256> P(Dir);
+    llvm::sys::path::append(P, ".clang-tidy");
+    std::string H = Hasher.hash(P);
+    if (!H.empty())
+      Parts.push_back(std::string(P) + "=" + H);
+    if (Dir == llvm::sys::path::root_path(Dir))
+      break;
+  }
+  Parts.push_back(C.Directory);
+  Parts.push_back(C.File);
+  Parts.push_back(Hasher.hash(C.File));
+  Parts.push_back("args");
+  Parts.insert(Parts.end(), C.Arguments.begin(), C.Arguments.end());
+  return hashParts(Parts);
+}
+
+/// A run with a precompiled header that clang rejected or that broke the
+/// parse: the plain parse decides.
+bool pchRunFailed(const TidyResult &R) {
+  if (R.Failed)
+    return true;
+  for (const Finding &F : R.Findings)
+    if (F.isCompilerError())
+      return true;
+  return false;
+}
 
 int fail(const llvm::Twine &Message) {
   llvm::errs() << "libtorch-tidy: error: " << Message << '\n';
@@ -342,6 +410,40 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     Changed = std::move(*C);
   }
 
+  std::optional<ShardSpec> Shard;
+  if (!Opt.Shard.empty()) {
+    auto S = parseShard(Opt.Shard, "--shard");
+    if (!S)
+      return fail(S.takeError());
+    Shard = *S;
+  } else {
+    auto S = shardFromEnvironment();
+    if (!S)
+      return fail(S.takeError());
+    Shard = *S;
+  }
+  auto CacheCap = parseSize(Opt.CacheSize);
+  if (!CacheCap)
+    return fail("--cache-size " + Opt.CacheSize + ": not a size (e.g. 500M, 2G)");
+  std::string CacheDir = Opt.CacheDir;
+  if (CacheDir.empty())
+    if (auto Env = llvm::sys::Process::GetEnv("LIBTORCH_TIDY_CACHE_DIR"))
+      CacheDir = *Env;
+  if (CacheDir.empty()) {
+    llvm::SmallString<256> P(Db->Directory);
+    llvm::sys::path::append(P, ".libtorch-tidy-cache");
+    CacheDir = std::string(P);
+  }
+  CacheDir = makeAbsolute(CacheDir);
+  bool UseCache = !Opt.NoCache;
+  bool UsePch = !Opt.NoPch;
+  if ((UseCache || UsePch) && !llvm::sys::fs::is_directory(CacheDir)) {
+    if (auto EC = llvm::sys::fs::create_directories(CacheDir))
+      return fail("--cache-dir " + CacheDir + ": " + EC.message());
+  }
+  if ((UseCache || UsePch) && llvm::sys::fs::access(CacheDir, llvm::sys::fs::AccessMode::Write))
+    return fail("--cache-dir " + CacheDir + ": not writable");
+
   // Translation units under the PATHs.
   std::vector<const CompileCommand *> Selected;
   for (const CompileCommand &C : Db->Commands) {
@@ -388,9 +490,90 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   Tidy_.HeaderFilter = Opt.HeaderFilter;
   Tidy_.ConfigFile = Opt.ConfigFile;
   Tidy_.ExtraArgs.assign(Opt.ExtraArgs.begin(), Opt.ExtraArgs.end());
+
+  // The fast path's pieces: the scope module beside the plugin, clang beside
+  // clang-tidy, the cache.
+  std::string ScopeModule, Clang;
+  if (UsePch) {
+    llvm::SmallString<256> P(llvm::sys::path::parent_path(*Plugin));
+    llvm::sys::path::append(P, "LibTorchTidyScope.so");
+    if (llvm::sys::fs::exists(P))
+      ScopeModule = std::string(P);
+    Clang = clangBesideTidy(*Tidy);
+  }
+  FileHasher Hasher;
+  ResultCache Cache(CacheDir, *CacheCap, Hasher);
+  std::vector<std::string> Keys(ToAnalyse.size());
+  std::string ToolId;
+  if (UseCache || Shard) {
+    ToolId = toolIdentity(*Tidy, *Plugin, ScopeModule, Hasher);
+    for (size_t I = 0; I < ToAnalyse.size(); ++I)
+      Keys[I] = commandKey(ToolId, Tidy_, *ToAnalyse[I], Hasher);
+  }
+
+  // This shard's part.
+  std::optional<ShardInfo> ShardReport;
+  size_t OtherShards = 0;
+  if (Shard) {
+    std::vector<std::string> Names;
+    std::vector<double> Costs;
+    for (size_t I = 0; I < ToAnalyse.size(); ++I) {
+      Names.push_back(displayPath(ToAnalyse[I]->File, Cwd));
+      std::optional<double> Known = UseCache ? Cache.recordedSeconds(Keys[I]) : std::nullopt;
+      Costs.push_back(Known ? *Known : Scanner.scan(*ToAnalyse[I]).UsesLibTorch ? 10.0 : 2.0);
+    }
+    std::vector<size_t> Mine = shardUnits(Names, Costs, *Shard);
+    ShardReport = ShardInfo{Shard->Index, Shard->Total, {}};
+    std::vector<const CompileCommand *> Kept;
+    std::vector<std::string> KeptKeys;
+    for (size_t I : Mine) {
+      Kept.push_back(ToAnalyse[I]);
+      KeptKeys.push_back(Keys[I]);
+      ShardReport->Units.push_back(Names[I]);
+    }
+    OtherShards = ToAnalyse.size() - Kept.size();
+    ToAnalyse = std::move(Kept);
+    Keys = std::move(KeptKeys);
+  }
+
+  // Cached results first; the PCH plans of the others.
+  std::vector<TidyResult> Results(ToAnalyse.size());
+  std::vector<bool> Hit(ToAnalyse.size(), false);
+  size_t Hits = 0;
+  if (UseCache)
+    for (size_t I = 0; I < ToAnalyse.size(); ++I)
+      if (auto E = Cache.lookup(Keys[I])) {
+        auto Parsed = E->ExportedFixes.empty() ? llvm::Expected<std::vector<Finding>>(std::vector<Finding>())
+                                               : parseExportedFixes(E->ExportedFixes);
+        if (!Parsed) {
+          llvm::consumeError(Parsed.takeError());
+          continue;
+        }
+        Results[I].Findings = std::move(*Parsed);
+        Results[I].Seconds = E->Seconds;
+        Hit[I] = true;
+        ++Hits;
+      }
+  PchStore Pchs(CacheDir, Clang);
+  std::vector<PchPlan> Plans(ToAnalyse.size());
+  if (UsePch && !Clang.empty()) {
+    std::string ClangId = Clang + "\n" + runProcess(Clang, {Clang, "--version"}, 60).Output;
+    llvm::StringMap<unsigned> Users;
+    for (size_t I = 0; I < ToAnalyse.size(); ++I)
+      if (!Hit[I]) {
+        Plans[I] = planPch(*ToAnalyse[I], Tidy_.ExtraArgs, ClangId);
+        if (Plans[I].Usable)
+          ++Users[Plans[I].Key];
+      }
+    // A PCH pays for itself from the second translation unit that uses it.
+    for (PchPlan &P : Plans)
+      if (P.Usable && Users[P.Key] < 2 && !Pchs.exists(P))
+        P.Usable = false;
+  }
+
+  std::atomic<size_t> PchRuns{0}, PchFallbacks{0};
   bool ShowProgress = !Opt.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
   Progress Bar(ShowProgress, ToAnalyse.size(), Cwd);
-  std::vector<TidyResult> Results(ToAnalyse.size());
   {
     unsigned Threads = Opt.Jobs ? unsigned(Opt.Jobs) : llvm::heavyweight_hardware_concurrency().compute_thread_count();
     Threads = std::max(1u, std::min<unsigned>(Threads, std::max<size_t>(1, ToAnalyse.size())));
@@ -401,7 +584,43 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     for (size_t I = 0; I < ToAnalyse.size(); ++I)
       Pool.async([&, I] {
         Bar.started(ToAnalyse[I]->File);
-        Results[I] = runClangTidy(Tidy_, ToAnalyse[I]->File);
+        if (!Hit[I]) {
+          TidyRunExtras Extras;
+          Extras.ScopeModule = ScopeModule;
+          Extras.ListIncludes = UseCache;
+          std::vector<std::string> PchFiles;
+          if (Plans[I].Usable) {
+            PchStore::Built B = Pchs.get(Plans[I]);
+            if (B.Ok) {
+              Extras.Pch = B.Pch;
+              PchFiles = std::move(B.Files);
+            }
+          }
+          TidyResult R = runClangTidy(Tidy_, ToAnalyse[I]->File, Extras);
+          if (!Extras.Pch.empty()) {
+            ++PchRuns;
+            if (pchRunFailed(R)) {
+              // Whatever went wrong, the plain parse decides.
+              if (llvm::StringRef(R.Error).contains("precompiled") ||
+                  llvm::any_of(R.Findings, [](const Finding &F) {
+                    return llvm::StringRef(F.Message).contains("precompiled header") ||
+                           llvm::StringRef(F.Message).contains(".pch");
+                  }))
+                Pchs.discard(Plans[I]);
+              ++PchFallbacks;
+              Extras.Pch.clear();
+              PchFiles.clear();
+              R = runClangTidy(Tidy_, ToAnalyse[I]->File, Extras);
+            }
+          }
+          if (UseCache && !R.Failed) {
+            std::vector<std::string> Files = {ToAnalyse[I]->File};
+            Files.insert(Files.end(), R.Includes.begin(), R.Includes.end());
+            Files.insert(Files.end(), PchFiles.begin(), PchFiles.end());
+            Cache.store(Keys[I], {R.ExportedFixes, R.Seconds}, Files);
+          }
+          Results[I] = std::move(R);
+        }
         Bar.finished();
         std::lock_guard<std::mutex> Lock(DoneMutex);
         ++Done;
@@ -418,6 +637,11 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     Pool.wait();
   }
   Bar.clear();
+  if (UseCache || UsePch) {
+    llvm::StringMap<bool> Keep;
+    Pchs.usedFiles(Keep);
+    Cache.trim(Keep);
+  }
 
   // Findings: located, deduplicated, filtered.
   SourceCache Sources;
@@ -479,6 +703,7 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   ReportContext Ctx;
   Ctx.Root = Cwd;
   Ctx.Sources = &Sources;
+  Ctx.Shard = ShardReport;
   if (*Format == ReportFormat::Sarif) {
     std::string Docs = findDocsDir();
     if (auto Checks = registeredChecks(*Tidy, *Plugin))
@@ -527,7 +752,16 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
       OS << ", " << SkippedNoTorch << " skipped (no LibTorch include)";
     if (Changed)
       OS << ", " << SkippedNoChange << " untouched by the diff against " << Changed->Revision;
-    OS << llvm::formatv("; {0:f1} s\n", Bar.elapsed());
+    if (Shard)
+      OS << ", " << OtherShards << " left to the other shards (shard " << Shard->Index << "/"
+         << Shard->Total << ")";
+    OS << llvm::formatv("; {0:f1} s", Bar.elapsed());
+    if (Hits || PchRuns)
+      OS << " (" << Hits << " from the cache, " << (PchRuns - PchFallbacks)
+         << " with the precompiled LibTorch header"
+         << (PchFallbacks ? ", " + std::to_string(PchFallbacks) + " parsed again without it" : "")
+         << ")";
+    OS << "\n";
     if (OutsideDiff)
       OS << "libtorch-tidy: " << OutsideDiff << " findings on unchanged lines not reported\n";
     if (!Opt.Baseline.empty())

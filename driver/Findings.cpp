@@ -41,6 +41,15 @@ void SourceCache::locate(Location &Loc) {
   Loc.Column = Loc.Offset - E->LineStarts[LineIndex] + 1;
 }
 
+void SourceCache::offsetFromLine(Location &Loc) {
+  if (Loc.File.empty() || !Loc.Line)
+    return;
+  Entry *E = entry(Loc.File);
+  if (!E->Buffer || Loc.Line > E->LineStarts.size())
+    return;
+  Loc.Offset = E->LineStarts[Loc.Line - 1] + (Loc.Column ? Loc.Column - 1 : 0);
+}
+
 llvm::StringRef SourceCache::lineText(llvm::StringRef Path, unsigned Line) {
   Entry *E = entry(Path);
   if (!E->Buffer || Line == 0 || Line > E->LineStarts.size())

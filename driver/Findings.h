@@ -59,6 +59,8 @@ public:
   const llvm::MemoryBuffer *get(llvm::StringRef Path);
   /// Fills Line/Column from Offset; leaves them 0 when the file is unreadable.
   void locate(Location &Loc);
+  /// Fills Offset from Line/Column (a report read back); leaves it when unknown.
+  void offsetFromLine(Location &Loc);
   /// The text of a 1-based line without its line ending; empty when unknown.
   llvm::StringRef lineText(llvm::StringRef Path, unsigned Line);
 

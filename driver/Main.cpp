@@ -2,6 +2,7 @@
 //
 //   libtorch-tidy [options] [PATH...]      analyse a project (the default)
 //   libtorch-tidy <subcommand> [args...]   a subcommand named in the table
+//   (verify: prove a fix-it at run time; merge: one report from the shards')
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -10,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AnalyzeCommand.h"
+#include "MergeCommand.h"
 #include "VerifyCommand.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -24,6 +26,7 @@ struct Subcommand {
 const std::vector<Subcommand> &subcommands() {
   static const std::vector<Subcommand> Table = {
       {"verify", libtorch_tidy::runVerifyCommand},
+      {"merge", libtorch_tidy::runMergeCommand},
   };
   return Table;
 }

@@ -105,6 +105,13 @@ static void writeText(const std::vector<Finding> &Findings, const ReportContext 
 
 // ---- json: the driver's own, stable format -----------------------------------
 
+static json::Object shardJson(const ShardInfo &S) {
+  json::Array Units;
+  for (const std::string &U : S.Units)
+    Units.push_back(U);
+  return json::Object{{"index", S.Index}, {"total", S.Total}, {"units", std::move(Units)}};
+}
+
 static json::Object locationJson(const ReportContext &Ctx, const Location &L) {
   return json::Object{{"file", path(Ctx, L.File)}, {"line", L.Line}, {"column", L.Column}};
 }
@@ -135,6 +142,8 @@ static void writeJson(const std::vector<Finding> &Findings, const ReportContext 
     Items.push_back(std::move(Item));
   }
   json::Object Doc{{"version", 1}, {"tool", "libtorch-tidy"}, {"findings", std::move(Items)}};
+  if (Ctx.Shard)
+    Doc["shard"] = shardJson(*Ctx.Shard);
   OS << llvm::formatv("{0:2}", json::Value(std::move(Doc))) << '\n';
 }
 
@@ -262,6 +271,8 @@ static void writeSarif(const std::vector<Finding> &Findings, const ReportContext
                    {"originalUriBaseIds", json::Object{{"SRCROOT", json::Object{{"uri", RootUri}}}}},
                    {"columnKind", "unicodeCodePoints"},
                    {"results", std::move(Results)}};
+  if (Ctx.Shard)
+    Run["properties"] = json::Object{{"libtorchTidyShard", shardJson(*Ctx.Shard)}};
   json::Object Doc{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                    {"version", "2.1.0"},
                    {"runs", json::Array{std::move(Run)}}};

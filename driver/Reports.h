@@ -21,10 +21,17 @@ struct CheckInfo {
   std::string HelpMarkdown; // the whole page; empty for checks without one
 };
 
+/// The part of a sharded run a report covers (see Shards.h).
+struct ShardInfo {
+  unsigned Index = 1, Total = 1;
+  std::vector<std::string> Units; // its translation units, as reported paths
+};
+
 struct ReportContext {
   std::string Root;                // paths in reports are relative to it
   std::vector<CheckInfo> Checks;   // rules of the SARIF report
   SourceCache *Sources = nullptr;  // source lines for the text report
+  std::optional<ShardInfo> Shard;  // json and sarif name the shard
 };
 
 void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,

@@ -2,6 +2,7 @@
 #include "TidyRunner.h"
 #include "Toolchain.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -148,7 +149,8 @@ std::string checksFor(const TidyOptions &Options, llvm::StringRef File) {
   return "-*,torch-*";
 }
 
-TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File) {
+TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
+                        const TidyRunExtras &Extras) {
   auto Start = std::chrono::steady_clock::now();
   TidyResult Result;
   llvm::SmallString<128> Yaml;
@@ -162,6 +164,13 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File) {
                                    "-p=" + Options.BuildDir, "--export-fixes=" + Yaml.str().str(),
                                    "--quiet", "--use-color=false"};
   std::string Checks = checksFor(Options, File);
+  if (!Extras.ScopeModule.empty()) {
+    // --checks is added to the configuration's Checks, so this enables the
+    // module's check in every case; it narrows nothing unless the checks are
+    // all torch- checks.
+    Args.push_back("--load=" + Extras.ScopeModule);
+    Checks += Checks.empty() ? UserScopeCheck : std::string(",") + UserScopeCheck;
+  }
   if (!Checks.empty())
     Args.push_back("--checks=" + Checks);
   if (!Options.HeaderFilter.empty())
@@ -170,12 +179,44 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File) {
     Args.push_back("--config-file=" + Options.ConfigFile);
   for (const auto &A : Options.ExtraArgs)
     Args.push_back("--extra-arg=" + A);
+  if (!Extras.Pch.empty()) {
+    Args.push_back("--extra-arg=-include-pch");
+    Args.push_back("--extra-arg=" + Extras.Pch);
+  }
+  llvm::SmallString<128> IncludeList;
+  if (Extras.ListIncludes) {
+    // -H lists each header the preprocessor enters; the file gets the paths
+    // (tooling strips -MD/-MF, so a dependency file is not an option).
+    if (!llvm::sys::fs::createTemporaryFile("libtorch-tidy-includes", "txt", IncludeList)) {
+      for (const std::string &A : {std::string("-H"), std::string("-Xclang"),
+                                   std::string("-header-include-file"), std::string("-Xclang"),
+                                   std::string(IncludeList)})
+        Args.push_back("--extra-arg=" + A);
+    }
+  }
   Args.push_back(File.str());
   ProcessResult P = runProcess(Options.ClangTidy, Args);
   Result.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
+  if (!IncludeList.empty()) {
+    if (auto Buf = llvm::MemoryBuffer::getFile(IncludeList)) {
+      llvm::StringRef Text = (*Buf)->getBuffer();
+      llvm::StringSet<> Seen;
+      while (!Text.empty()) {
+        llvm::StringRef Line;
+        std::tie(Line, Text) = Text.split('\n');
+        Line = Line.ltrim('.').trim();
+        if (Line.empty())
+          continue;
+        if (Seen.insert(Line).second)
+          Result.Includes.push_back(Line.str());
+      }
+    }
+    llvm::sys::fs::remove(IncludeList);
+  }
   if (auto Buf = llvm::MemoryBuffer::getFile(Yaml)) {
+    Result.ExportedFixes = (*Buf)->getBuffer().str();
     auto Parsed = parseExportedFixes((*Buf)->getBuffer());
     if (Parsed)
       Result.Findings = std::move(*Parsed);
@@ -201,7 +242,8 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File) {
     while (!Out.empty()) {
       llvm::StringRef Line;
       std::tie(Line, Out) = Out.split('\n');
-      if (Line.contains("error")) {
+      // (The header list of -H starts its lines with dots.)
+      if (Line.contains("error") && !Line.starts_with(".")) {
         First = Line.trim();
         break;
       }

@@ -31,14 +31,27 @@ struct TidyOptions {
 /// File sets Checks (clang-tidy honours it), or "-*,torch-*".
 std::string checksFor(const TidyOptions &Options, llvm::StringRef File);
 
+/// What one run adds to the plain command (see Pch.h and ResultCache.h).
+struct TidyRunExtras {
+  std::string Pch;         // -include-pch this file
+  std::string ScopeModule; // also --load this module and enable its check
+  bool ListIncludes = false; // fill TidyResult::Includes
+};
+
 struct TidyResult {
   std::vector<Finding> Findings; // locations not yet resolved to lines
   bool Failed = false;           // clang-tidy did not run to the end
   std::string Error;             // one line: why
   double Seconds = 0;
+  std::string ExportedFixes;        // the raw YAML (empty without diagnostics)
+  std::vector<std::string> Includes; // every header the parse entered (ListIncludes)
 };
 
-TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File);
+TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
+                        const TidyRunExtras &Extras = {});
+
+/// The check of the driver's scope module (driver/scope).
+inline constexpr const char *UserScopeCheck = "libtorch-tidy-user-scope";
 
 /// Parses clang-tidy's --export-fixes YAML.
 llvm::Expected<std::vector<Finding>> parseExportedFixes(llvm::StringRef Yaml);

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Times libtorch-tidy against run-clang-tidy with the plugin on a generated tree
 # where half the translation units use LibTorch (real <torch/torch.h>) and half
-# do not (a data pipeline, config parsing, GoogleTest unit tests).
-#   N=4 JOBS=2 bash scripts/bench-driver.sh      (after the build)
+# do not (a data pipeline, config parsing, GoogleTest unit tests): run-clang-tidy,
+# then libtorch-tidy cold (empty cache: the precompiled LibTorch header is built
+# in the run), warm (nothing changed), and after one LibTorch file is edited.
+# Each run's findings are compared with run-clang-tidy's.
+#   N=8 JOBS=2 bash scripts/bench-driver.sh      (after the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-N=${N:-4}
+N=${N:-8}
 JOBS=${JOBS:-2}
 V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
 ROOT=$(pwd)/$BUILD_DIR/bench-driver
@@ -85,31 +88,53 @@ python3 - "$ROOT" "$TORCH_FLAGS" <<'PY'
 import json, os, shlex, sys
 root, flags = sys.argv[1], shlex.split(sys.argv[2])
 entries = [{"directory": root, "file": os.path.join(root, "src", f),
-            "arguments": ["c++", "-std=c++17", *flags, "-c", os.path.join("src", f)]}
+            "arguments": ["c++", "-std=c++17", *flags, "-I", os.path.join(os.getcwd(), "runtime", "include"),
+                          "-c", os.path.join("src", f)]}
            for f in sorted(os.listdir(os.path.join(root, "src")))]
 json.dump(entries, open(os.path.join(root, "compile_commands.json"), "w"), indent=1)
 PY
 
 cd "$ROOT"
-echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS"
-# Wall time, and the CPU time of all child processes (steadier on a shared machine).
+echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# CPU time of all child processes (user + system): steadier than wall time on a
+# shared machine. Findings: (file, line, column, check) of each warning.
 python3 - "$V" "$JOBS" <<'PY'
-import resource, subprocess, sys, time
+import os, re, resource, shutil, subprocess, sys, time
 v, jobs = sys.argv[1:3]
-runs = [("run-clang-tidy-%s -load" % v,
-         ["run-clang-tidy-" + v, "-load", "../lib/LibTorchTidy.so", "-p", ".", "-j", jobs, "-quiet",
-          "-checks=-*,torch-*"]),
-        ("libtorch-tidy", ["../bin/libtorch-tidy", "-p", ".", "-j", jobs, "--quiet"])]
-result = {}
-for name, cmd in runs:
+cache = os.path.abspath(".libtorch-tidy-cache")
+shutil.rmtree(cache, ignore_errors=True)
+finding = re.compile(r"^(?:.*/)?(src/[^:]+):(\d+):(\d+): warning: .*\[(torch-[a-z-]+)\]$")
+
+def run(name, cmd):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    result[name] = (wall, cpu)
-    print("%-26s wall %6.1f s   cpu %6.1f s" % (name + ":", wall, cpu))
-(a_wall, a_cpu), (b_wall, b_cpu) = result.values()
-print("speed-up:                  wall %5.2fx   cpu %5.2fx" % (a_wall / b_wall, a_cpu / b_cpu))
+    found = set()
+    for line in p.stdout.splitlines():
+        m = finding.match(line.strip())
+        if m:
+            found.add(m.groups())
+    summary = [l for l in p.stderr.splitlines() if l.startswith("libtorch-tidy:")]
+    print("%-34s wall %6.1f s   cpu %6.1f s   %d findings" % (name + ":", wall, cpu, len(found)))
+    for l in summary:
+        print("    " + l)
+    return cpu, found
+
+tidy = ["../bin/libtorch-tidy", "-p", ".", "-j", jobs]
+base_cpu, base = run("run-clang-tidy-%s -load" % v,
+                     ["run-clang-tidy-" + v, "-load", "../lib/LibTorchTidy.so", "-p", ".", "-j", jobs,
+                      "-quiet", "-checks=-*,torch-*"])
+cold_cpu, cold = run("libtorch-tidy, cold", tidy)
+warm_cpu, warm = run("libtorch-tidy, warm", tidy)
+with open("src/model_1.cpp", "a") as f:
+    f.write("// edited\n")
+edit_cpu, edit = run("libtorch-tidy, model_1.cpp edited", tidy)
+for name, found in [("cold", cold), ("warm", warm), ("edited", edit)]:
+    print("findings %-7s %s run-clang-tidy's" % (name, "==" if found == base else "DIFFER from"))
+print("CPU ratio to run-clang-tidy: cold %.1fx, warm %.1fx, edited %.1fx"
+      % (base_cpu / cold_cpu, base_cpu / max(warm_cpu, 1e-3), base_cpu / edit_cpu))
+sys.exit(0 if cold == base == warm == edit and base else 1)
 PY

@@ -1,0 +1,311 @@
+//===--- Pch.cpp ----------------------------------------------------------===//
+#include "Pch.h"
+#include "Prefilter.h"
+#include "Toolchain.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace libtorch_tidy {
+
+namespace fs = llvm::sys::fs;
+
+std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
+  struct Include {
+    std::string Name;
+    bool Angled;
+  };
+  std::vector<Include> Includes;
+  std::string Stop; // what ended the leading block
+  bool InComment = false;
+  while (!Source.empty() && Stop.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Source) = Source.split('\n');
+    Line = Line.rtrim("\r");
+    // The line without its comments.
+    std::string Code;
+    for (size_t I = 0; I < Line.size(); ++I) {
+      if (InComment) {
+        if (Line.substr(I).starts_with("*/")) {
+          InComment = false;
+          ++I;
+          Code += ' ';
+        }
+        continue;
+      }
+      if (Line.substr(I).starts_with("//"))
+        break;
+      if (Line.substr(I).starts_with("/*")) {
+        InComment = true;
+        ++I;
+        continue;
+      }
+      Code += Line[I];
+    }
+    llvm::StringRef C = llvm::StringRef(Code).trim();
+    if (C.empty())
+      continue;
+    if (C.ends_with("\\")) {
+      Stop = "a continued line";
+      break;
+    }
+    if (!C.consume_front("#")) {
+      Stop = "code";
+      break;
+    }
+    C = C.ltrim();
+    if (C.consume_front("pragma") && C.trim() == "once")
+      continue;
+    if (!C.consume_front("include")) {
+      Stop = "#" + C.take_while([](char Ch) { return llvm::isAlnum(Ch) || Ch == '_'; }).str();
+      break;
+    }
+    C = C.ltrim();
+    char Close = C.starts_with("<") ? '>' : C.starts_with("\"") ? '"' : 0;
+    size_t End = Close ? C.find(Close, 1) : llvm::StringRef::npos;
+    if (!Close || End == llvm::StringRef::npos || !C.drop_front(End + 1).trim().empty()) {
+      Stop = "an #include through a macro";
+      break;
+    }
+    Includes.push_back({C.slice(1, End).str(), Close == '>'});
+  }
+  // Up to the last LibTorch include before the first quoted one.
+  size_t Last = Includes.size();
+  for (size_t I = 0; I < Includes.size() && Includes[I].Angled; ++I)
+    if (isLibTorchInclude(Includes[I].Name))
+      Last = I;
+  if (Last == Includes.size()) {
+    bool Quoted = false;
+    for (const Include &I : Includes)
+      Quoted |= !I.Angled;
+    WhyNot = Quoted ? "a quoted #include before the LibTorch ones"
+             : Stop.empty() || Stop == "code" ? "no LibTorch #include at the top of the file"
+                                               : Stop + " before the first LibTorch #include";
+    return {};
+  }
+  std::string Prefix;
+  for (size_t I = 0; I <= Last; ++I)
+    Prefix += "#include <" + Includes[I].Name + ">\n";
+  return Prefix;
+}
+
+static std::string absoluteIn(llvm::StringRef Path, llvm::StringRef Dir) {
+  llvm::SmallString<256> P(Path);
+  if (!llvm::sys::path::is_absolute(P)) {
+    P = Dir;
+    llvm::sys::path::append(P, Path);
+  }
+  llvm::sys::path::remove_dots(P, true);
+  return std::string(P);
+}
+
+PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> ExtraArgs,
+                llvm::StringRef ClangId) {
+  PchPlan Plan;
+  Plan.Directory = Command.Directory;
+  llvm::StringRef Ext = llvm::sys::path::extension(Command.File);
+  if (!llvm::is_contained({".cpp", ".cc", ".cxx", ".c++", ".cp", ".C", ".CPP"}, Ext)) {
+    Plan.WhyNot = "not a C++ source file";
+    return Plan;
+  }
+  const std::vector<std::string> &A = Command.Arguments;
+  for (size_t I = 1; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    if (Arg == "-c" || llvm::is_contained({"-MD", "-MMD", "-MP", "-MG", "-M", "-MM"}, Arg))
+      continue;
+    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ") {
+      ++I;
+      continue;
+    }
+    if (Arg.starts_with("-o") || Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
+        Arg.starts_with("-MQ"))
+      continue;
+    if (Arg.starts_with("-include") || Arg.starts_with("--include") || Arg.starts_with("-imacros") ||
+        Arg.starts_with("--imacros")) {
+      Plan.WhyNot = "a forced include (" + Arg.str() + ")";
+      return Plan;
+    }
+    if (Arg == "-x" || Arg.starts_with("-x") || Arg.starts_with("--language") ||
+        Arg.starts_with("-fmodules") || Arg == "--") {
+      Plan.WhyNot = "the option " + Arg.str();
+      return Plan;
+    }
+    if (!Arg.starts_with("-") && absoluteIn(Arg, Command.Directory) == Command.File)
+      continue;
+    Plan.Flags.push_back(Arg.str());
+  }
+  Plan.Flags.insert(Plan.Flags.end(), ExtraArgs.begin(), ExtraArgs.end());
+  auto Buf = llvm::MemoryBuffer::getFile(Command.File);
+  if (!Buf) {
+    Plan.WhyNot = "unreadable";
+    return Plan;
+  }
+  Plan.Prefix = pchPrefix((*Buf)->getBuffer(), Plan.WhyNot);
+  if (Plan.Prefix.empty())
+    return Plan;
+  std::vector<std::string> Parts = {"libtorch-tidy-pch-v1", ClangId.str(), Plan.Prefix, Plan.Directory};
+  Parts.insert(Parts.end(), Plan.Flags.begin(), Plan.Flags.end());
+  Plan.Key = hashParts(Parts);
+  Plan.Usable = true;
+  return Plan;
+}
+
+std::string clangBesideTidy(llvm::StringRef ClangTidy) {
+  llvm::SmallString<256> Real;
+  if (fs::real_path(ClangTidy, Real))
+    return {};
+  for (const char *Name : {"clang++", "clang"}) {
+    llvm::SmallString<256> P(llvm::sys::path::parent_path(Real));
+    llvm::sys::path::append(P, Name);
+    if (fs::can_execute(P))
+      return std::string(P);
+  }
+  return {};
+}
+
+std::string PchStore::path(const PchPlan &Plan, llvm::StringRef Ext) const {
+  llvm::SmallString<256> P(Dir);
+  llvm::sys::path::append(P, "pch", Plan.Key + Ext);
+  return std::string(P);
+}
+
+bool PchStore::exists(const PchPlan &Plan) const {
+  return fs::exists(path(Plan, ".pch")) && fs::exists(path(Plan, ".deps"));
+}
+
+/// The files of a make-style dependency file (the target left out).
+static std::vector<std::string> parseDepFile(llvm::StringRef Text) {
+  std::vector<std::string> Files;
+  std::string Current;
+  bool SeenTarget = false;
+  auto Flush = [&] {
+    if (!Current.empty()) {
+      if (SeenTarget)
+        Files.push_back(Current);
+      else if (llvm::StringRef(Current).ends_with(":"))
+        SeenTarget = true;
+      Current.clear();
+    }
+  };
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (C == '\\' && I + 1 < Text.size() && (Text[I + 1] == '\n' || Text[I + 1] == '\r')) {
+      ++I;
+      Flush();
+    } else if (C == '\\' && I + 1 < Text.size() && Text[I + 1] == ' ') {
+      Current += ' ';
+      ++I;
+    } else if (C == ' ' || C == '\n' || C == '\t' || C == '\r') {
+      Flush();
+    } else {
+      Current += C;
+    }
+  }
+  Flush();
+  return Files;
+}
+
+PchStore::Built PchStore::build(const PchPlan &Plan) {
+  Built B;
+  B.Pch = path(Plan, ".pch");
+  std::string Header = path(Plan, ".h"), Deps = path(Plan, ".deps");
+  if (fs::exists(B.Pch)) {
+    if (auto Buf = llvm::MemoryBuffer::getFile(Deps)) {
+      llvm::SmallVector<llvm::StringRef, 0> Lines;
+      (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+      for (llvm::StringRef L : Lines)
+        B.Files.push_back(L.str());
+      B.Ok = true;
+      touchFile(B.Pch);
+      return B;
+    }
+  }
+  B.BuiltNow = true;
+  if (auto E = writeFileAtomicallyIn(Header, Plan.Prefix)) {
+    B.Error = llvm::toString(std::move(E));
+    return B;
+  }
+  llvm::SmallString<256> Temp, TempDeps;
+  fs::createUniquePath(B.Pch + ".tmp-%%%%%%%%", Temp, false);
+  TempDeps = Temp;
+  TempDeps += ".d";
+  std::vector<std::string> Args = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", Plan.Directory, Clang};
+  Args.insert(Args.end(), Plan.Flags.begin(), Plan.Flags.end());
+  for (const char *A : {"-fpch-instantiate-templates", "-x", "c++-header"})
+    Args.push_back(A);
+  Args.push_back(Header);
+  for (std::string A : {std::string("-o"), std::string(Temp), std::string("-MD"), std::string("-MF"),
+                        std::string(TempDeps)})
+    Args.push_back(A);
+  ProcessResult R = runProcess("/bin/sh", Args);
+  auto DepText = llvm::MemoryBuffer::getFile(TempDeps);
+  fs::remove(TempDeps);
+  if (!R.Error.empty() || R.ExitCode != 0 || !DepText) {
+    fs::remove(Temp);
+    llvm::StringRef Out = R.Output, First;
+    while (!Out.empty() && First.empty()) {
+      llvm::StringRef Line;
+      std::tie(Line, Out) = Out.split('\n');
+      if (Line.contains("error"))
+        First = Line.trim();
+    }
+    B.Error = !R.Error.empty() ? R.Error : First.empty() ? "clang exited with " + std::to_string(R.ExitCode) : First.str();
+    return B;
+  }
+  B.Files = parseDepFile((*DepText)->getBuffer());
+  if (auto E = writeFileAtomicallyIn(Deps, llvm::join(B.Files, "\n") + "\n")) {
+    fs::remove(Temp);
+    B.Error = llvm::toString(std::move(E));
+    return B;
+  }
+  if (auto EC = fs::rename(Temp, B.Pch)) {
+    fs::remove(Temp);
+    B.Error = "cannot write " + B.Pch + ": " + EC.message();
+    return B;
+  }
+  B.Ok = true;
+  return B;
+}
+
+PchStore::Built PchStore::get(const PchPlan &Plan) {
+  Slot *S;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto &Entry = Slots[Plan.Key];
+    if (!Entry)
+      Entry = std::make_unique<Slot>();
+    S = Entry.get();
+  }
+  std::call_once(S->Once, [&] { S->Result = build(Plan); });
+  Built B = S->Result;
+  if (S->Rejected) {
+    B.Ok = false;
+    B.Error = "rejected by clang-tidy";
+  }
+  return B;
+}
+
+void PchStore::discard(const PchPlan &Plan) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Slots.find(Plan.Key);
+    if (It != Slots.end())
+      It->second->Rejected = true;
+  }
+  fs::remove(path(Plan, ".pch"));
+  fs::remove(path(Plan, ".deps"));
+}
+
+void PchStore::usedFiles(llvm::StringMap<bool> &Out) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (const auto &E : Slots)
+    for (const char *Ext : {".pch", ".deps", ".h"}) {
+      llvm::SmallString<256> P(Dir);
+      llvm::sys::path::append(P, "pch", E.getKey() + Ext);
+      Out[P] = true;
+    }
+}
+
+} // namespace libtorch_tidy

@@ -1,7 +1,8 @@
 //===--- ClangTidyCompat.h - libtorch-tidy ----------------------*- C++ -*-===//
 //
 // The differences between the clang-tidy versions the checks build against
-// (19 and 22), in one place, so that every other source is the same for both.
+// (19 and 22), in one place, so that every other source is the same for both
+// (the command's, in LLVM Support, are in driver/LLVMCompat.h).
 //
 // - LLVM 22 moved ClangTidyModuleRegistry into ClangTidyModule.h and made
 //   ClangTidyModuleRegistry.h a deprecated header that #warns on inclusion.

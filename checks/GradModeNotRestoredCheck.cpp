@@ -2,6 +2,7 @@
 
 #include "GradModeNotRestoredCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
@@ -260,7 +261,7 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       if (!restoredByHandler(Call, CodeBody, PM, Ctx) &&
           (!FirstThrowing ||
            SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
-                                        SM.getExpansionLoc(FirstThrowing->getBeginLoc()))))
+                                        SM.getExpansionLoc(compat::beginLoc(FirstThrowing)))))
         FirstThrowing = Call;
     const bool InLambda = CodeBody != Body;
     const bool AnyRestore = llvm::any_of(Collector.Restores, [&](const CallExpr *R) {
@@ -373,7 +374,7 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
         diag(CS->getRBracLoc(), "autograd is still off at the end", DiagnosticIDs::Note);
     } else {
-      diag(FirstThrowing->getBeginLoc(),
+      diag(compat::beginLoc(FirstThrowing),
            "this call may throw before autograd is switched back on", DiagnosticIDs::Note);
       diag(Paths.Restore->getBeginLoc(), "switched back on here", DiagnosticIDs::Note);
     }

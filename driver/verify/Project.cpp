@@ -62,6 +62,22 @@ std::vector<std::string> linkStep(llvm::StringRef Line) {
   return {};
 }
 
+/// A static library's archive step (ar, ranlib) or a shared library's link.
+bool isLibraryStep(llvm::StringRef Line) {
+  llvm::SmallVector<llvm::StringRef, 4> Steps;
+  Line.split(Steps, "&&");
+  for (llvm::StringRef S : Steps) {
+    std::vector<std::string> T = tokenize(S.trim());
+    if (T.empty())
+      continue;
+    llvm::StringRef Tool = path::filename(T.front());
+    if (Tool == "ar" || Tool.ends_with("-ar") || Tool.contains("ranlib") ||
+        llvm::is_contained(T, "-shared"))
+      return true;
+  }
+  return false;
+}
+
 bool isObject(llvm::StringRef Token) {
   return !Token.starts_with("-") && (Token.ends_with(".o") || Token.ends_with(".obj"));
 }
@@ -153,14 +169,13 @@ bool findTarget(llvm::StringRef BuildDir, llvm::StringRef Name, const CompileDat
                 "--target supports CMake's Ninja and Makefile generators, not '" + Out.Generator + "'");
   }
 
+  if (isLibraryStep(Line))
+    return fail(Error, TargetError::NotExecutable,
+                "target '" + Name + "' is a library, not a program: name an executable target");
   Out.Link = linkStep(Line);
   if (Out.Link.empty())
     return fail(Error, TargetError::NotExecutable,
                 "target '" + Name + "' links no program (it has no link step)");
-  llvm::StringRef Tool = path::filename(Out.Link.front());
-  if (llvm::is_contained(Out.Link, "-shared") || Tool.ends_with("ar") || Tool.contains("ranlib"))
-    return fail(Error, TargetError::NotExecutable,
-                "target '" + Name + "' is a library, not a program: name an executable target");
 
   std::map<std::string, const CompileCommand *> ByObject;
   for (const CompileCommand &C : Db.Commands) {

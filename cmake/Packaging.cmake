@@ -4,7 +4,8 @@
 # (the plugin), the runtime companion (lib/, include/, lib/cmake/
 # LibTorchTidyRuntime) when it was built, and share/doc/libtorch-tidy.
 # Its dependencies are Debian packages: the ones its binaries link against
-# (found by dpkg-shlibdeps), the clang-tidy the plugin loads into, and, for
+# (LLVM's by name, the others found by dpkg-shlibdeps), the clang-tidy the
+# plugin loads into, and, for
 # `libtorch-tidy verify`, which compiles programs, LibTorch's headers and g++.
 set(_ltt_v ${LLVM_VERSION_MAJOR})
 set(CPACK_GENERATOR DEB)
@@ -18,7 +19,10 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(_ltt_depends "clang-tidy-${_ltt_v}")
+# libLLVM and libclang-cpp named explicitly: the binaries find them through
+# LLVM's lib directory (their RUNPATH), whose symlinks belong to llvm-<N>-dev,
+# where dpkg-shlibdeps finds no package to depend on.
+set(_ltt_depends "clang-tidy-${_ltt_v}, libllvm${_ltt_v}, libclang-cpp${_ltt_v}")
 if(TARGET libtorch_tidy_runtime)
   string(APPEND _ltt_depends ", libtorch-dev, g++")
 endif()

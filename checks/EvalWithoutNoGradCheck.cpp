@@ -2,6 +2,7 @@
 
 #include "EvalWithoutNoGradCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/GradGuards.h"
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
@@ -277,7 +278,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   };
 
   auto WarnLoc = [](const CallExpr *Call) {
-    return isa<CXXOperatorCallExpr>(Call) ? Call->getBeginLoc() : Call->getExprLoc();
+    return isa<CXXOperatorCallExpr>(Call) ? compat::beginLoc(Call) : Call->getExprLoc();
   };
 
   // (b) A function whose name says it evaluates (and that neither trains nor

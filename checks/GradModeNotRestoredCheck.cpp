@@ -1,6 +1,8 @@
 //===--- GradModeNotRestoredCheck.cpp - libtorch-tidy ---------------------===//
 
 #include "GradModeNotRestoredCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
 #include "utils/ModeRestore.h"
@@ -150,7 +152,7 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
         diag(CS->getRBracLoc(), "autograd is still off at the end", DiagnosticIDs::Note);
     } else {
-      diag(FirstThrowing->getBeginLoc(),
+      diag(compat::beginLoc(FirstThrowing),
            "this call may throw before autograd is switched back on", DiagnosticIDs::Note);
       diag(Paths.Restore->getBeginLoc(), "switched back on here", DiagnosticIDs::Note);
     }

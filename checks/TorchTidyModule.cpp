@@ -21,8 +21,7 @@
 #include "UnneededRetainGraphCheck.h"
 #include "UnscaledAccumulatedLossCheck.h"
 
-#include "clang-tidy/ClangTidyModule.h"
-#include "clang-tidy/ClangTidyModuleRegistry.h"
+#include "utils/ClangTidyCompat.h"
 
 namespace clang::tidy::torch_check {
 

@@ -12,6 +12,7 @@
 #include "Findings.h"
 #include "Fixes.h"
 #include "GitDiff.h"
+#include "LLVMCompat.h"
 #include "Pch.h"
 #include "Prefilter.h"
 #include "Reports.h"
@@ -319,8 +320,8 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     CArgs.push_back(A.c_str());
   std::string ParseErrors;
   llvm::raw_string_ostream ParseErrorStream(ParseErrors);
-  if (!cl::ParseCommandLineOptions(int(CArgs.size()), CArgs.data(), Overview, &ParseErrorStream,
-                                   nullptr, /*LongOptionsUseDoubleDash=*/true)) {
+  if (!compat::parseCommandLineWithDoubleDash(int(CArgs.size()), CArgs.data(), Overview,
+                                              &ParseErrorStream)) {
     ParseErrorStream.flush();
     // "<prog>: Unknown command line argument '-x'.  Try: '<prog> --help'" -> one plain line.
     llvm::StringRef First = llvm::StringRef(ParseErrors).split('\n').first.trim();

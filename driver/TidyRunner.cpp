@@ -10,6 +10,7 @@
 #include "llvm/Support/Timer.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <chrono>
+#include <optional>
 
 namespace {
 // The shape of clang-tidy's export (clang::tooling::TranslationUnitDiagnostics),
@@ -149,6 +150,39 @@ std::string checksFor(const TidyOptions &Options, llvm::StringRef File) {
   return "-*,torch-*";
 }
 
+/// True when the nearest .clang-tidy above \p File that sets \p Key exists.
+static bool configSets(llvm::StringRef File, llvm::StringRef Key) {
+  for (llvm::StringRef Dir = llvm::sys::path::parent_path(File); !Dir.empty();
+       Dir = llvm::sys::path::parent_path(Dir)) {
+    llvm::SmallString<256> P(Dir);
+    llvm::sys::path::append(P, ".clang-tidy");
+    if (auto Buf = llvm::MemoryBuffer::getFile(P)) {
+      llvm::StringRef Text = (*Buf)->getBuffer();
+      while (!Text.empty()) {
+        llvm::StringRef Line;
+        std::tie(Line, Text) = Text.split('\n');
+        if (Line.starts_with(Key) && Line.drop_front(Key.size()).starts_with(":"))
+          return true;
+      }
+    }
+    if (Dir == llvm::sys::path::root_path(Dir))
+      break;
+  }
+  return false;
+}
+
+/// --header-filter for \p File: the option's, else none when a .clang-tidy
+/// (or --config-file) sets HeaderFilterRegex, else the empty filter (no
+/// header), which clang-tidy 19 defaults to and clang-tidy 21+ no longer does
+/// (their default is '.*'): the same findings with either version.
+static std::optional<std::string> headerFilterFor(const TidyOptions &Options, llvm::StringRef File) {
+  if (!Options.HeaderFilter.empty())
+    return Options.HeaderFilter;
+  if (!Options.ConfigFile.empty() || configSets(File, "HeaderFilterRegex"))
+    return std::nullopt;
+  return std::string();
+}
+
 TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
                         const TidyRunExtras &Extras) {
   auto Start = std::chrono::steady_clock::now();
@@ -173,8 +207,8 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
   }
   if (!Checks.empty())
     Args.push_back("--checks=" + Checks);
-  if (!Options.HeaderFilter.empty())
-    Args.push_back("--header-filter=" + Options.HeaderFilter);
+  if (auto HeaderFilter = headerFilterFor(Options, File))
+    Args.push_back("--header-filter=" + *HeaderFilter);
   if (!Options.ConfigFile.empty())
     Args.push_back("--config-file=" + Options.ConfigFile);
   for (const auto &A : Options.ExtraArgs)

@@ -1,7 +1,9 @@
 //===--- Toolchain.cpp ----------------------------------------------------===//
 #include "Toolchain.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -119,13 +121,22 @@ llvm::Expected<std::string> findClangTidy(llvm::StringRef Override) {
                              Chosen.c_str(), Source.empty() ? "" : (" (from " + Source + ")").c_str());
   std::string Text;
   unsigned Found = clangTidyMajor(Chosen, Text);
-  if (Found != pluginLLVMMajor())
+  if (Found != pluginLLVMMajor()) {
+    // Point at the libtorch-tidy of the found version when there is one.
+    llvm::SmallVector<llvm::StringRef, 4> Supported;
+    llvm::StringRef(LIBTORCH_TIDY_SUPPORTED_LLVM).split(Supported, ',', -1, false);
+    std::string FoundText = Found ? std::to_string(Found) : "of an unknown version";
+    std::string Hint = llvm::is_contained(Supported, std::to_string(Found))
+                           ? ", or use the libtorch-tidy built for clang-tidy " + FoundText +
+                                 " (package libtorch-tidy-llvm" + FoundText + ")"
+                           : " (libtorch-tidy builds for clang-tidy " +
+                                 llvm::join(Supported.begin(), Supported.end(), " and ") + ")";
     return createStringError(
         inconvertibleErrorCode(),
         "%s is clang-tidy %s, but the plugin was built for clang-tidy %s and loads into no other; "
-        "name a clang-tidy %s with --clang-tidy or LIBTORCH_TIDY_CLANG_TIDY",
-        Chosen.c_str(), Found ? std::to_string(Found).c_str() : "of an unknown version",
-        Major.c_str(), Major.c_str());
+        "name a clang-tidy %s with --clang-tidy or LIBTORCH_TIDY_CLANG_TIDY%s",
+        Chosen.c_str(), FoundText.c_str(), Major.c_str(), Major.c_str(), Hint.c_str());
+  }
   return Chosen;
 }
 

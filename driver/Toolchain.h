@@ -2,7 +2,7 @@
 //
 // The plugin is found relative to the command (../lib/LibTorchTidy.so, or the
 // install layout's libdir), the docs relative to the command
-// (../share/libtorch-tidy/docs) or, in the build tree, in the source tree.
+// (../share/doc/libtorch-tidy) or, in the build tree, in the source tree.
 // clang-tidy is the one named by --clang-tidy, $LIBTORCH_TIDY_CLANG_TIDY, the
 // one found at configure time, or clang-tidy-<major> on PATH; its major
 // version must be the plugin's.

@@ -3,14 +3,24 @@
 # builds it in build/. Safe to run again: installs only what is missing.
 #   LIBTORCH_TIDY_LLVM_VERSION=19   LLVM/Clang major version
 #   BUILD_DIR=build                 build directory
+#   LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS="22"   also build the plugin and the
+#                                   command for these versions, each in
+#                                   build-<N>/ (no runtime, no examples: those
+#                                   do not depend on LLVM and are built once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
 BUILD_DIR=${BUILD_DIR:-build}
+EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 
 packages=(cmake ninja-build g++ python3 git
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
-          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema)
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
+          dpkg-dev fakeroot)
+# LLVM 22 comes from bookworm-security (in Debian's default sources).
+for v in $EXTRA_V; do
+  packages+=("clang-tidy-$v" "libclang-$v-dev" "llvm-$v-dev" "llvm-$v-tools")
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -36,3 +46,13 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DLIBTORCH_TIDY_LLVM_VERSION="$LLVM_V" ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
   || { cat "$BUILD_DIR/configure.log"; exit 1; }
 cmake --build "$BUILD_DIR" -j"$(nproc)"
+
+for v in $EXTRA_V; do
+  [ "$v" = "$LLVM_V" ] && continue
+  mkdir -p "build-$v"
+  cmake -S . -B "build-$v" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLIBTORCH_TIDY_LLVM_VERSION="$v" \
+    -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF \
+    ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"build-$v/configure.log" 2>&1 \
+    || { cat "build-$v/configure.log"; exit 1; }
+  cmake --build "build-$v" -j"$(nproc)"
+done

@@ -1,6 +1,7 @@
 //===--- ModeRestore.cpp - libtorch-tidy ----------------------------------===//
 
 #include "ModeRestore.h"
+#include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 #include "CallFacts.h"
 
@@ -127,8 +128,8 @@ const CallExpr *firstUnhandledThrow(const ModePaths &Paths, const Stmt *CodeBody
   const CallExpr *First = nullptr;
   for (const CallExpr *Call : Paths.Throwing)
     if (!restoredByHandler(Call, CodeBody, PM, Classify) &&
-        (!First || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
-                                                SM.getExpansionLoc(First->getBeginLoc()))))
+        (!First || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(Call)),
+                                                SM.getExpansionLoc(compat::beginLoc(First)))))
       First = Call;
   return First;
 }

@@ -1,6 +1,7 @@
 //===--- Verify.cpp - libtorch-tidy ---------------------------------------===//
 
 #include "Verify.h"
+#include "Project.h"
 #include "Series.h"
 #include "Toolchain.h"
 #include "VerifyConfig.h"
@@ -35,6 +36,11 @@ cl::SubCommand Command("verify",
 static cl::OptionCategory Category("verify options");
 static cl::opt<std::string> File(cl::Positional, cl::desc("<file with main()>"), cl::sub(Command),
                                  cl::cat(Category));
+static cl::opt<std::string> TargetName("target",
+                                       cl::desc("verify this executable target of the CMake build "
+                                                "given with -p: its sources that hold findings are "
+                                                "copied, fixed and linked with its other objects"),
+                                       cl::value_desc("name"), cl::sub(Command), cl::cat(Category));
 static cl::opt<std::string> BuildDir("p", cl::desc("build directory with compile_commands.json"),
                                      cl::value_desc("dir"), cl::sub(Command), cl::cat(Category));
 static cl::opt<unsigned> Iterations("iterations",
@@ -67,6 +73,7 @@ struct Failure {
 };
 
 struct Finding {
+  std::string File; ///< absolute
   std::string Check, Message;
   unsigned Line = 0, Column = 0;
   std::string Label;   ///< the instrumented loop, "" when none holds it
@@ -377,19 +384,33 @@ std::optional<Failure> writeFileAtomically(llvm::StringRef Path, llvm::StringRef
   return std::nullopt;
 }
 
-int runImpl(const Toolchain &TC) {
+/// One source file that verify analyses: its compile flags and, once it
+/// holds findings, its instrumented copy (before) and fixed copy (after).
+struct Unit {
+  std::string File; ///< absolute
+  CompileCommand Cmd;
+  std::vector<std::string> Flags; ///< Cmd.Flags, -iquote its directory, the runtime's includes
+  const TargetUnit *InTarget = nullptr;
+  std::vector<Finding> Findings;
+  std::string BeforeFile, AfterFile;
+};
+
+int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
   auto Fail = [](int Code, const llvm::Twine &Msg) {
     llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
     return Code;
   };
-  if (File.empty())
-    return Fail(UsageError, "no file given: libtorch-tidy verify FILE [-p BUILD_DIR]");
+  if (File.empty() && TargetName.empty())
+    return Fail(UsageError, "no file or target given: libtorch-tidy verify FILE [-p BUILD_DIR] or "
+                            "libtorch-tidy verify -p BUILD_DIR --target NAME");
+  if (!TargetName.empty() && BuildDir.empty())
+    return Fail(UsageError, "--target needs the build directory: -p BUILD_DIR");
   if (Device != "cpu" && Device != "cuda")
     return Fail(UsageError, "--device must be cpu or cuda, not '" + Device + "'");
   if (Iterations < 5)
     return Fail(UsageError, "--iterations must be at least 5");
-  std::string FilePath = absolute(File);
-  if (!fs::is_regular_file(FilePath))
+  std::string FilePath = File.empty() ? std::string() : absolute(File);
+  if (!File.empty() && !fs::is_regular_file(FilePath))
     return Fail(UsageError, "no such file: " + File);
   for (const std::string *Tool : {&TC.ClangTidy, &TC.Plugin, &TC.Instrument})
     if (!fs::exists(*Tool))
@@ -399,104 +420,195 @@ int runImpl(const Toolchain &TC) {
                             "at build time): verify cannot run programs");
   auto Db = findCompileDatabase(FilePath);
   if (!Db || !fs::exists(*Db))
-    return Fail(UsageError, "no compile_commands.json found for '" + File + "' (use -p BUILD_DIR)");
-  auto Cmd = loadCompileCommand(*Db, FilePath);
-  if (!Cmd)
-    return Fail(UsageError, llvm::toString(Cmd.takeError()));
+    return Fail(UsageError, "no compile_commands.json found for '" +
+                                (File.empty() ? BuildDir.getValue() : File.getValue()) +
+                                "' (use -p BUILD_DIR)");
+
+  // The files to analyse: FILE, or the translation units of --target (only
+  // FILE among them when both are given).
+  Target Program;
+  std::vector<Unit> Units;
+  if (!TargetName.empty()) {
+    auto Database = libtorch_tidy::loadCompileDatabase(*Db);
+    if (!Database)
+      return Fail(UsageError, llvm::toString(Database.takeError()));
+    TargetError Why;
+    if (!findTarget(BuildDir, TargetName, *Database, Program, Why))
+      return Fail(Why.What == TargetError::BuildSystem ? BuildOrRun : UsageError, Why.Message);
+    // The project's own objects, as the project builds them.
+    auto CMake = llvm::sys::findProgramByName("cmake");
+    if (!CMake)
+      return Fail(UsageError, "cmake not found on PATH (needed to build --target)");
+    TempDir BuildTmp;
+    // No time limit: --timeout bounds the programs' runs, not the project's build.
+    ProcessResult Built = runProcess({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
+                                     0, BuildTmp.str());
+    if (Built.ReturnCode != 0)
+      return Fail(BuildOrRun, "target '" + TargetName + "' does not build: " +
+                                  firstErrorLine(Built.Output));
+    for (const TargetUnit &TU : Program.Units) {
+      if (!FilePath.empty() && TU.Command.File != FilePath)
+        continue;
+      Unit U;
+      U.File = TU.Command.File;
+      U.InTarget = &TU;
+      Units.push_back(std::move(U));
+    }
+    if (Units.empty())
+      return Fail(UsageError, "'" + File + "' is not a source of target '" + TargetName + "'");
+  } else {
+    Unit U;
+    U.File = FilePath;
+    Units.push_back(std::move(U));
+  }
+  for (Unit &U : Units) {
+    auto Cmd = loadCompileCommand(*Db, U.File);
+    if (!Cmd)
+      return Fail(UsageError, llvm::toString(Cmd.takeError()));
+    U.Cmd = std::move(*Cmd);
+    U.Flags = U.Cmd.Flags;
+    U.Flags.push_back("-iquote");
+    U.Flags.push_back(path::parent_path(U.File).str());
+    U.Flags.push_back("-I" + TC.RuntimeIncludeDir);
+  }
+  const bool ProjectMode = !TargetName.empty();
+  const std::string Subject = ProjectMode ? "target '" + TargetName + "'" : "'" + File + "'";
 
   TempDir Tmp;
   if (Tmp.str().empty())
     return Fail(UsageError, "cannot create a temporary directory");
-  std::string OrigDir = path::parent_path(FilePath).str();
-  std::string Name = path::filename(FilePath).str();
-  std::vector<std::string> Flags = Cmd->Flags;
-  Flags.push_back("-iquote");
-  Flags.push_back(OrigDir);
-  Flags.push_back("-I" + TC.RuntimeIncludeDir);
 
   std::string Checks = "-*";
   for (const char *C : MemoryChecks)
     Checks += std::string(",") + C;
 
-  // 1. The findings, on the user's file as it is.
-  std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
-                                       "--quiet", FilePath, "--"};
-  TidyArgs.insert(TidyArgs.end(), Flags.begin(), Flags.end());
-  ProcessResult Tidy = runProcess(TidyArgs, Cmd->Directory, {}, Timeout, Tmp.str());
-  if (llvm::StringRef(Tidy.Output).contains("clang-diagnostic-error"))
-    return Fail(BuildOrRun, "'" + File + "' does not compile: " + firstErrorLine(Tidy.Output));
-  std::vector<Finding> Findings = parseFindings(Tidy.Output, Name);
-  if (Findings.empty())
-    return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "'");
+  // 1. The findings, on the user's files as they are.
+  size_t FindingCount = 0;
+  for (Unit &U : Units) {
+    std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
+                                         "--quiet", U.File, "--"};
+    TidyArgs.insert(TidyArgs.end(), U.Flags.begin(), U.Flags.end());
+    ProcessResult Tidy = runProcess(TidyArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+    if (llvm::StringRef(Tidy.Output).contains("clang-diagnostic-error"))
+      return Fail(BuildOrRun, "'" + U.File + "' does not compile: " + firstErrorLine(Tidy.Output));
+    U.Findings = parseFindings(Tidy.Output, path::filename(U.File));
+    for (Finding &F : U.Findings)
+      F.File = U.File;
+    FindingCount += U.Findings.size();
+  }
+  if (FindingCount == 0)
+    return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject);
 
-  // 2. Instrument the loops that hold the findings (the copy before the fix).
-  llvm::SmallString<256> BeforeDir(Tmp.str()), AfterDir(Tmp.str());
-  path::append(BeforeDir, "before");
-  path::append(AfterDir, "after");
-  fs::create_directories(BeforeDir);
-  fs::create_directories(AfterDir);
-  std::string BeforeFile = (BeforeDir + "/" + Name).str(), AfterFile = (AfterDir + "/" + Name).str();
-  std::string ReportFile = (Tmp.str() + "/instrument.json").str();
-  std::vector<std::string> InstArgs = {TC.Instrument, FilePath, "-o", BeforeFile, "--report",
-                                       ReportFile};
-  for (const Finding &F : Findings)
-    InstArgs.push_back("--line=" + std::to_string(F.Line));
-  InstArgs.push_back("--");
-  InstArgs.insert(InstArgs.end(), Flags.begin(), Flags.end());
-  ProcessResult Inst = runProcess(InstArgs, Cmd->Directory, {}, Timeout, Tmp.str());
-  if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
-    return Fail(BuildOrRun, "cannot instrument '" + File + "': " + firstErrorLine(Inst.Output));
-  auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
-  auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
-                          : llvm::Expected<llvm::json::Value>(llvm::createStringError(
-                                llvm::inconvertibleErrorCode(), "unreadable"));
-  if (!Report || !Report->getAsObject())
-    return Fail(BuildOrRun, "cannot read the instrumentation report");
-  if (!Report->getAsObject()->getBoolean("has_main").value_or(false))
-    return Fail(UsageError, "'" + File + "' has no main(): verify runs a program (see docs/verify.md "
-                            "for larger programs)");
-  if (const llvm::json::Array *Loops = Report->getAsObject()->getArray("loops"))
-    for (const llvm::json::Value &L : *Loops)
-      if (const llvm::json::Object *O = L.getAsObject())
-        for (Finding &F : Findings)
-          if (O->getInteger("line") == int64_t(F.Line)) {
-            F.Label = O->getString("label").value_or("").str();
-            F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
-          }
-  if (llvm::none_of(Findings, [](const Finding &F) { return !F.Label.empty(); }))
-    return Fail(NothingFound, "nothing to verify: no memory finding in '" + File + "' is inside a loop");
+  // 2. Instrument the loops that hold the findings (the copies before the fix).
+  unsigned Copied = 0;
+  bool InLoop = false;
+  for (Unit &U : Units) {
+    if (U.Findings.empty())
+      continue;
+    llvm::SmallString<256> BeforeDir(Tmp.str()), AfterDir(Tmp.str());
+    path::append(BeforeDir, "before");
+    path::append(AfterDir, "after");
+    if (ProjectMode) { // one directory per copy: two sources may share a name
+      path::append(BeforeDir, std::to_string(Copied));
+      path::append(AfterDir, std::to_string(Copied));
+    }
+    ++Copied;
+    fs::create_directories(BeforeDir);
+    fs::create_directories(AfterDir);
+    std::string Name = path::filename(U.File).str();
+    U.BeforeFile = (BeforeDir + "/" + Name).str();
+    U.AfterFile = (AfterDir + "/" + Name).str();
+    std::string ReportFile = (Tmp.str() + "/instrument.json").str();
+    fs::remove(ReportFile);
+    std::vector<std::string> InstArgs = {TC.Instrument, U.File, "-o", U.BeforeFile, "--report",
+                                         ReportFile};
+    for (const Finding &F : U.Findings)
+      InstArgs.push_back("--line=" + std::to_string(F.Line));
+    InstArgs.push_back("--");
+    InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
+    ProcessResult Inst = runProcess(InstArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+    if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
+      return Fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
+    auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
+    auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
+                            : llvm::Expected<llvm::json::Value>(llvm::createStringError(
+                                  llvm::inconvertibleErrorCode(), "unreadable"));
+    if (!Report || !Report->getAsObject())
+      return Fail(BuildOrRun, "cannot read the instrumentation report");
+    if (!ProjectMode && !Report->getAsObject()->getBoolean("has_main").value_or(false))
+      return Fail(UsageError, "'" + File + "' has no main(): verify runs a program; for a program "
+                              "of several files name its target: -p BUILD_DIR --target NAME");
+    if (const llvm::json::Array *Loops = Report->getAsObject()->getArray("loops"))
+      for (const llvm::json::Value &L : *Loops)
+        if (const llvm::json::Object *O = L.getAsObject())
+          for (Finding &F : U.Findings)
+            if (O->getInteger("line") == int64_t(F.Line)) {
+              F.Label = O->getString("label").value_or("").str();
+              F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
+            }
+    InLoop |= llvm::any_of(U.Findings, [](const Finding &F) { return !F.Label.empty(); });
 
-  // 3. The fixed copy: the same instrumented text with the fix-its applied.
-  if (auto Err = fs::copy_file(BeforeFile, AfterFile))
-    return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
-  std::vector<std::string> FixArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
-                                      "--quiet", "--fix", AfterFile, "--"};
-  FixArgs.insert(FixArgs.end(), Flags.begin(), Flags.end());
-  ProcessResult Fix = runProcess(FixArgs, Cmd->Directory, {}, Timeout, Tmp.str());
-  (void)Fix;
+    // 3. The fixed copy: the same instrumented text with the fix-its applied.
+    if (auto Err = fs::copy_file(U.BeforeFile, U.AfterFile))
+      return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
+    std::vector<std::string> FixArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
+                                        "--quiet", "--fix", U.AfterFile, "--"};
+    FixArgs.insert(FixArgs.end(), U.Flags.begin(), U.Flags.end());
+    runProcess(FixArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+  }
+  if (!InLoop)
+    return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject + " is inside a loop");
+  std::vector<Finding> Findings;
+  for (const Unit &U : Units)
+    Findings.insert(Findings.end(), U.Findings.begin(), U.Findings.end());
 
-  // 4. Build both.
+  // 4. Build both: FILE compiled and linked alone, or the target's link with
+  // the copies' objects in place of the project's.
   std::vector<std::string> LinkFlags = splitFlags(TC.RuntimeLinkFlags);
-  for (const std::string &F : splitFlags(TC.TorchLinkFlags))
-    LinkFlags.push_back(F);
   std::string Bins[2];
-  const std::string Sources[2] = {BeforeFile, AfterFile};
   const char *Which[2] = {"original", "fixed"};
   for (int I = 0; I < 2; ++I) {
     Bins[I] = (Tmp.str() + "/" + (I ? "after" : "before") + ".bin").str();
-    std::vector<std::string> CxxArgs = {TC.Cxx};
-    CxxArgs.insert(CxxArgs.end(), Flags.begin(), Flags.end());
-    CxxArgs.push_back(Sources[I]);
-    CxxArgs.push_back("-o");
-    CxxArgs.push_back(Bins[I]);
-    CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
-    ProcessResult Build = runProcess(CxxArgs, Cmd->Directory, {}, Timeout, Tmp.str());
-    if (Build.ReturnCode != 0)
-      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
-                                  firstErrorLine(Build.Output));
+    if (!ProjectMode) {
+      const Unit &U = Units.front();
+      std::vector<std::string> CxxArgs = {TC.Cxx};
+      CxxArgs.insert(CxxArgs.end(), U.Flags.begin(), U.Flags.end());
+      CxxArgs.push_back(I ? U.AfterFile : U.BeforeFile);
+      CxxArgs.push_back("-o");
+      CxxArgs.push_back(Bins[I]);
+      CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
+      for (const std::string &F : splitFlags(TC.TorchLinkFlags))
+        CxxArgs.push_back(F);
+      ProcessResult Build = runProcess(CxxArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+      if (Build.ReturnCode != 0)
+        return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
+                                    firstErrorLine(Build.Output));
+      continue;
+    }
+    std::map<std::string, std::string> Swaps;
+    for (const Unit &U : Units) {
+      if (U.BeforeFile.empty())
+        continue;
+      std::string Source = I ? U.AfterFile : U.BeforeFile;
+      std::string Object = Source + ".o";
+      std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
+                                        "-I" + TC.RuntimeIncludeDir};
+      ProcessResult Build = runProcess(recompileCommand(*U.InTarget, Source, Object, Extra),
+                                       U.Cmd.Directory, {}, Timeout, Tmp.str());
+      if (Build.ReturnCode != 0)
+        return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
+                                    "' does not compile: " + firstErrorLine(Build.Output));
+      Swaps[U.InTarget->Object] = Object;
+    }
+    ProcessResult Link = runProcess(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
+                                    Program.LinkDirectory, {}, Timeout, Tmp.str());
+    if (Link.ReturnCode != 0)
+      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
+                                  "' does not link: " + firstErrorLine(Link.Output));
   }
 
-  // 5. Run both with the iteration cap, collect the series.
+  // 5. Run both with the iteration cap and the program's arguments, in the
+  // current directory; collect the series.
   std::map<unsigned, LoopStats> Series[2];
   for (int I = 0; I < 2; ++I) {
     std::string Json = (Tmp.str() + "/" + (I ? "after" : "before") + ".json").str();
@@ -505,7 +617,9 @@ int runImpl(const Toolchain &TC) {
                                     "LIBTORCH_TIDY_DEVICE=" + Device.getValue()};
     if (Device == "cpu")
       Env.push_back("CUDA_VISIBLE_DEVICES=");
-    ProcessResult Run = runProcess({Bins[I]}, Cmd->Directory, Env, Timeout, Tmp.str());
+    std::vector<std::string> RunArgs = {Bins[I]};
+    RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
+    ProcessResult Run = runProcess(RunArgs, "", Env, Timeout, Tmp.str());
     if (Run.TimedOut)
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program ran past " +
                                   llvm::Twine(Timeout.getValue()) + " s");
@@ -541,7 +655,7 @@ int runImpl(const Toolchain &TC) {
                                                  "history nodes/iter", "verdict"}};
   for (const Outcome &O : Outcomes)
     Rows.push_back(
-        {O.F.Check, Name + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
+        {O.F.Check, path::filename(O.F.File).str() + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
          humanBytes(O.Before.Bytes.Slope), humanBytes(O.After.Bytes.Slope),
          humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
          O.Before.History.Measured || O.After.History.Measured
@@ -582,7 +696,7 @@ int runImpl(const Toolchain &TC) {
             {"live_bytes", std::move(Live)}};
       };
       Items.push_back(llvm::json::Object{{"check", O.F.Check},
-                                         {"file", FilePath},
+                                         {"file", O.F.File},
                                          {"line", O.F.Line},
                                          {"column", O.F.Column},
                                          {"message", O.F.Message},
@@ -594,7 +708,10 @@ int runImpl(const Toolchain &TC) {
     std::string Text;
     llvm::raw_string_ostream OS(Text);
     OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"file", FilePath},
+                                     {"file", ProjectMode ? llvm::json::Value(nullptr)
+                                                          : llvm::json::Value(FilePath)},
+                                     {"target", ProjectMode ? llvm::json::Value(TargetName.getValue())
+                                                            : llvm::json::Value(nullptr)},
                                      {"iterations", Iterations.getValue()},
                                      {"device", Device.getValue()},
                                      {"findings", std::move(Items)}}))
@@ -618,7 +735,7 @@ int runImpl(const Toolchain &TC) {
 
 } // namespace
 
-int run() {
+int run(llvm::ArrayRef<std::string> ProgramArgs) {
   Toolchain TC;
   auto Fail = [](const llvm::Twine &Msg) {
     llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
@@ -643,7 +760,7 @@ int run() {
     TC.RuntimeLinkFlags =
         "-L" + RuntimeLibDir + " -Wl,-rpath," + RuntimeLibDir + " -ltorch_tidy_runtime";
   TC.TorchLinkFlags = LIBTORCH_TIDY_TORCH_LINK;
-  return runImpl(TC);
+  return runImpl(TC, ProgramArgs);
 }
 
 } // namespace libtorch_tidy::verify

@@ -12,6 +12,7 @@
 #ifndef LIBTORCH_TIDY_DRIVER_VERIFY_VERIFY_H
 #define LIBTORCH_TIDY_DRIVER_VERIFY_VERIFY_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/CommandLine.h"
 #include <string>
 
@@ -41,8 +42,9 @@ struct Toolchain {
 extern llvm::cl::SubCommand Command;
 
 /// Runs `verify` after the command line was parsed; the tools are found beside
-/// the running command.
-int run();
+/// the running command. \p ProgramArgs (what follows `--`) are given to the
+/// program.
+int run(llvm::ArrayRef<std::string> ProgramArgs);
 
 } // namespace libtorch_tidy::verify
 

@@ -6,3 +6,5 @@ sys.path.insert(0, os.path.join(config.source_root, "test"))
 import lit_common  # noqa: E402
 
 lit_common.configure(config, lit_config, [".test"])
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%torch_dir", config.torch_dir))

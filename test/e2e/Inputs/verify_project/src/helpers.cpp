@@ -1,0 +1,1 @@
+int helper_answer() { return 42; }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The Debian package of a build, used from its files alone:
+#   deb_test.sh BUILD_DIR SOURCE_DIR LLVM_MAJOR TORCH_CXXFLAGS [TORCH_DIR]
+# builds it with CPack, checks its name, dependencies and layout, unpacks it
+# into a fresh root, runs the unpacked libtorch-tidy on a bundled example and,
+# when the package holds the runtime companion, configures a project that does
+# find_package(LibTorchTidyRuntime) from the unpacked root.
+set -euo pipefail
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) v=$3 torch_cxxflags=$4 torch_dir=${5:-}
+work=$build/test/package
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "deb_test: $*" >&2; exit 1; }
+
+cpack -G DEB -B "$work/pkg" --config "$build/CPackConfig.cmake" > "$work/cpack.log" 2>&1 \
+  || { cat "$work/cpack.log"; fail "cpack failed"; }
+debs=("$work"/pkg/libtorch-tidy-llvm"$v"_*.deb)
+[ -f "${debs[0]}" ] || fail "no libtorch-tidy-llvm${v}_*.deb in $work/pkg"
+deb=${debs[0]}
+echo "package: $(basename "$deb")"
+
+# Dependencies: Debian packages only, those of the clang-tidy it loads into.
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+for p in "clang-tidy-$v" "libllvm$v" "libclang-cpp$v"; do
+  grep -Eq "(^|, )$p( |,|$)" <<<"$depends" || fail "Depends lacks $p: $depends"
+done
+other=$([ "$v" = 19 ] && echo 22 || echo 19)
+! grep -Eq "(clang-tidy-|libllvm|libclang-cpp)$other" <<<"$depends" || fail "Depends names LLVM $other: $depends"
+
+# Unpacked into a fresh root: the install layout under /usr.
+root=$work/root
+dpkg-deb -x "$deb" "$root"
+has_runtime=0
+[ -f "$root/usr/lib/libtorch_tidy_runtime.so" ] && has_runtime=1
+for f in usr/bin/libtorch-tidy usr/bin/libtorch-tidy-instrument usr/lib/LibTorchTidy.so \
+         usr/share/doc/libtorch-tidy/README.md usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md; do
+  [ -e "$root/$f" ] || fail "the package lacks /$f"
+done
+if [ "$has_runtime" = 1 ]; then
+  for f in usr/include/libtorch_tidy/probe.h usr/lib/cmake/LibTorchTidyRuntime/LibTorchTidyRuntimeConfig.cmake; do
+    [ -e "$root/$f" ] || fail "the package lacks /$f"
+  done
+  grep -Eq "(^|, )libtorch-dev( |,|$)" <<<"$depends" || fail "Depends lacks libtorch-dev: $depends"
+fi
+
+# The unpacked command on a bundled example: it finds the plugin and the docs
+# beside itself in the root (no override from the environment).
+proj=$work/example
+mkdir -p "$proj"
+cp "$src/examples/accumulated_history.cpp" "$proj/train.cpp"
+probe_inc=$src/runtime/include
+[ "$has_runtime" = 1 ] && probe_inc=$root/usr/include
+python3 "$src/test/make_compdb.py" "$proj" "$proj/train.cpp" -- $torch_cxxflags "-I$probe_inc"
+rc=0
+(cd "$proj" && env -u LIBTORCH_TIDY_PLUGIN -u LIBTORCH_TIDY_CLANG_TIDY \
+   "$root/usr/bin/libtorch-tidy" -p "$proj" --format=sarif -o "$work/report.sarif" > "$work/run.log" 2>&1) || rc=$?
+[ "$rc" = 1 ] || { cat "$work/run.log"; fail "expected exit 1 (findings), got $rc"; }
+grep -q '"ruleId": "torch-accumulated-history"' "$work/report.sarif" || fail "no torch-accumulated-history finding"
+grep -q "file://$root/usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md" "$work/report.sarif" \
+  || fail "the report does not link the installed docs"
+"$root/usr/bin/libtorch-tidy" --version | grep -q "for clang-tidy $v" || fail "not the libtorch-tidy for clang-tidy $v"
+echo "libtorch-tidy from the package: torch-accumulated-history found in the example"
+
+# A downstream project: find_package(LibTorchTidyRuntime) resolves into the
+# unpacked root (configured only: test/runtime's install test builds and runs
+# the same consumer against `cmake --install`).
+if [ "$has_runtime" = 1 ]; then
+  cmake -S "$src/test/runtime/consumer" -B "$work/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$root/usr" ${torch_dir:+-DTorch_DIR="$torch_dir"} > "$work/consumer.log" 2>&1 \
+    || { cat "$work/consumer.log"; fail "configuring the consumer failed"; }
+  grep -q "LibTorchTidyRuntime_DIR:PATH=$root/usr/lib/cmake/LibTorchTidyRuntime" "$work/consumer/CMakeCache.txt" \
+    || fail "the consumer did not find the package's LibTorchTidyRuntime"
+  grep -q "$root/usr/lib/libtorch_tidy_runtime.so" "$work/consumer/build.ninja" \
+    || fail "the consumer does not link the package's runtime"
+  echo "find_package(LibTorchTidyRuntime) from the package: the consumer links $root/usr/lib/libtorch_tidy_runtime.so"
+fi

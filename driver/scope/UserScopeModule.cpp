@@ -19,7 +19,10 @@
 //===----------------------------------------------------------------------===//
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
+#include "llvm/Config/llvm-config.h"
+#if LLVM_VERSION_MAJOR < 22 // 22 moved the registry into ClangTidyModule.h
 #include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,6 +1,7 @@
 //===--- AccumulatedHistoryCheck.cpp - libtorch-tidy ----------------------===//
 
 #include "AccumulatedHistoryCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
@@ -142,7 +143,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
 
-    SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? A.Stmt->getBeginLoc()
+    SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? compat::beginLoc(A.Stmt)
                                                            : A.Stmt->getExprLoc();
     SourceRange Range = A.Value->getSourceRange();
     llvm::SmallVector<FixItHint, 2> Fixes;
@@ -184,7 +185,7 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   auto Trace = traceMemberHistory(FD, Value, History, ParamHistory, Functions, Ctx);
   if (!Trace)
     return;
-  SourceLocation Loc = isa<CXXOperatorCallExpr>(Stmt) ? Stmt->getBeginLoc() : Stmt->getExprLoc();
+  SourceLocation Loc = isa<CXXOperatorCallExpr>(Stmt) ? compat::beginLoc(Stmt) : Stmt->getExprLoc();
   SourceRange Range = Value->getSourceRange();
   auto Fixes = appendDetachFixIts(Value, Ctx);
   std::string Name = Field->getName().str();

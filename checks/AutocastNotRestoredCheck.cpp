@@ -1,6 +1,7 @@
 //===--- AutocastNotRestoredCheck.cpp - libtorch-tidy ---------------------===//
 
 #include "AutocastNotRestoredCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/Autocast.h"
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
@@ -199,12 +200,12 @@ void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     bool Fixed = false;
     {
       auto D = Escapes
-                   ? diag(Enable->getBeginLoc(),
+                   ? diag(compat::beginLoc(Enable),
                           "autocast switched on here is not switched off on every path out of "
                           "%select{'%1'|the lambda}0: it stays on for the caller, whose later "
                           "code then runs in reduced precision and whose cast cache of weight "
                           "copies is never cleared")
-                   : diag(Enable->getBeginLoc(),
+                   : diag(compat::beginLoc(Enable),
                           "autocast switched on here is switched off only when nothing throws: "
                           "an exception leaves it on for the caller, whose later code then runs "
                           "in reduced precision and whose cast cache of weight copies is never "
@@ -282,7 +283,7 @@ void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       for (const FixItHint &Fix : Fixes)
         D << Fix;
       Fixed = !Fixes.empty();
-      FileID File = SM.getFileID(SM.getExpansionLoc(Enable->getBeginLoc()));
+      FileID File = SM.getFileID(SM.getExpansionLoc(compat::beginLoc(Enable)));
       if (Fixed && !GuardHeader.empty() && !IncludeGuardHeader.contains(File))
         if (auto Include = Inserter.createIncludeInsertion(File, GuardHeader))
           D << *Include;
@@ -291,28 +292,28 @@ void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     if (Escapes) {
       const Stmt *Last = escapeStatement(*Paths.Escapes.front());
       if (isa_and_nonnull<ReturnStmt>(Last))
-        diag(Last->getBeginLoc(), "autocast is still on when it returns here",
+        diag(compat::beginLoc(Last), "autocast is still on when it returns here",
              DiagnosticIDs::Note);
       else if (isa_and_nonnull<CXXThrowExpr>(Last))
-        diag(Last->getBeginLoc(), "autocast is still on when this exception leaves",
+        diag(compat::beginLoc(Last), "autocast is still on when this exception leaves",
              DiagnosticIDs::Note);
       else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
         diag(CS->getRBracLoc(), "autocast is still on at the end", DiagnosticIDs::Note);
     } else {
-      diag(FirstThrowing->getBeginLoc(), "this call may throw before autocast is switched off",
+      diag(compat::beginLoc(FirstThrowing), "this call may throw before autocast is switched off",
            DiagnosticIDs::Note);
-      diag(Paths.Restore->getBeginLoc(), "switched off here", DiagnosticIDs::Note);
+      diag(compat::beginLoc(Paths.Restore), "switched off here", DiagnosticIDs::Note);
     }
     if (Fixed)
       continue;
     if (Scope.Result == ModeScope::NoPair)
-      diag(Enable->getBeginLoc(),
+      diag(compat::beginLoc(Enable),
            "no fix-it: autocast is not switched off later in the same block; hold a '%0' for "
            "the scope that needs autocast",
            DiagnosticIDs::Note)
           << GuardType;
     else if (Scope.Result == ModeScope::UsedAfter)
-      diag(Scope.RestoreStmt->getBeginLoc(),
+      diag(compat::beginLoc(Scope.RestoreStmt),
            "no fix-it: variables declared while autocast is on are used after it is switched "
            "off; hold a '%0' for the scope that needs autocast",
            DiagnosticIDs::Note)

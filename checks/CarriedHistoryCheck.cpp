@@ -1,6 +1,7 @@
 //===--- CarriedHistoryCheck.cpp - libtorch-tidy --------------------------===//
 
 #include "CarriedHistoryCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
@@ -278,7 +279,7 @@ void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
         unsigned N = tensorTupleSize(M->getType());
         CharSourceRange Range = Lexer::makeFileCharRange(
             CharSourceRange::getTokenRange(M->getSourceRange()), SM, Ctx.getLangOpts());
-        if (N == 0 || Range.isInvalid() || M->getBeginLoc().isMacroID()) {
+        if (N == 0 || Range.isInvalid() || compat::beginLoc(M).isMacroID()) {
           Fixable = false;
           continue;
         }
@@ -293,7 +294,7 @@ void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
       if (!First)
         continue;
       {
-        auto D = diag(First->getBeginLoc(),
+        auto D = diag(compat::beginLoc(First),
                       "'%0' carries the autograd graph of every earlier iteration into this "
                       "forward pass: with a backward pass in the same loop, memory and backward "
                       "time grow every iteration; detach it")
@@ -302,7 +303,7 @@ void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
           for (const FixItHint &Fix : Fixes)
             D << Fix;
       }
-      diag(Def->getBeginLoc(), "'%0' is assigned from the forward pass's result here",
+      diag(compat::beginLoc(Def), "'%0' is assigned from the forward pass's result here",
            DiagnosticIDs::Note)
           << V->getName();
       diag(Backward->getExprLoc(), "backward pass in the same loop", DiagnosticIDs::Note);

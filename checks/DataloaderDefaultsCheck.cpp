@@ -1,6 +1,7 @@
 //===--- DataloaderDefaultsCheck.cpp - libtorch-tidy ----------------------===//
 
 #include "DataloaderDefaultsCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
@@ -59,7 +60,7 @@ void DataloaderDefaultsCheck::check(const MatchFinder::MatchResult &Result) {
   for (const CallExpr *Call : Collector.Calls) {
     if (!usesDefaultOptions(Call))
       continue;
-    SourceLocation Loc = Call->getBeginLoc();
+    SourceLocation Loc = compat::beginLoc(Call);
     if (const auto *Callee = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit()))
       Loc = Callee->getLocation();
     diag(Loc, "'make_data_loader' without options loads batches of one example on the main "

@@ -1,6 +1,7 @@
 //===--- EmptyCacheInLoopCheck.cpp - libtorch-tidy ------------------------===//
 
 #include "EmptyCacheInLoopCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
@@ -53,12 +54,12 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     // out-of-memory error) it is deliberate.
     if (containsLoop(loopBody(Loop)) || isConditionalWithin(Call, Loop, PM))
       continue;
-    SourceLocation Loc = Call->getBeginLoc();
+    SourceLocation Loc = compat::beginLoc(Call);
     diag(Loc, "'emptyCache' on every iteration of a loop gives no memory back to PyTorch: it "
               "synchronises the device and returns cached blocks to the driver, so the next "
               "iteration pays for slow 'cudaMalloc' calls again")
         << Call->getSourceRange();
-    diag(Loop->getBeginLoc(), "the loop is here", DiagnosticIDs::Note);
+    diag(compat::beginLoc(Loop), "the loop is here", DiagnosticIDs::Note);
     const Stmt *Statement = asBlockStatement(Call, PM);
     CharSourceRange Removal =
         Statement ? statementRemovalRange(Statement, SM, getLangOpts()) : CharSourceRange();

@@ -242,23 +242,23 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   if (AddedHelper)
     llvm::stable_sort(Facts.Forwards, [&](const BodyFacts::Forward &A, const BodyFacts::Forward &B) {
-      return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(A.Call->getBeginLoc()),
-                                           SM->getExpansionLoc(B.Call->getBeginLoc()));
+      return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A.Call)),
+                                           SM->getExpansionLoc(compat::beginLoc(B.Call)));
     });
 
   ParentMap PM(const_cast<CompoundStmt *>(Body));
   DeclaredNames[Canonical] = std::move(Facts.Names);
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(A->getBeginLoc()),
-                                         SM->getExpansionLoc(B->getBeginLoc()));
+    return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
+                                         SM->getExpansionLoc(compat::beginLoc(B)));
   };
   auto Unguarded = [&](const CallExpr *Call) { return !isGradDisabledAt(Call, PM, Ctx); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
 
   auto StartOfBodyFix = [&](Finding &F) {
     const Stmt *First = Body->body_front();
-    SourceLocation Loc = First->getBeginLoc();
+    SourceLocation Loc = compat::beginLoc(First);
     if (!Loc.isValid() || Loc.isMacroID())
       return;
     F.FixLoc = Loc;
@@ -273,7 +273,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   auto SetHelper = [](Finding &F, const BodyFacts::Forward &Fwd) {
     F.Helper = Fwd.Helper;
     if (Fwd.Inner)
-      F.HelperForward = isa<CXXOperatorCallExpr>(Fwd.Inner) ? Fwd.Inner->getBeginLoc()
+      F.HelperForward = isa<CXXOperatorCallExpr>(Fwd.Inner) ? compat::beginLoc(Fwd.Inner)
                                                             : Fwd.Inner->getExprLoc();
   };
 
@@ -370,19 +370,19 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     if (Covers) {
       for (const CallExpr *Train : Facts.Trains)
         if (Before(Eval, Train) &&
-            SM->isBeforeInTranslationUnit(SM->getExpansionLoc(Train->getBeginLoc()),
+            SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(Train)),
                                           SM->getExpansionLoc(Block->getRBracLoc())) &&
             isDescendant(Train, Block, PM)) {
           F.BlockingTrain = Train->getExprLoc();
           break;
         }
       SourceLocation End = EvalStmt->getEndLoc();
-      if (!F.BlockingTrain.isValid() && End.isFileID() && EvalStmt->getBeginLoc().isFileID()) {
+      if (!F.BlockingTrain.isValid() && End.isFileID() && compat::beginLoc(EvalStmt).isFileID()) {
         SourceLocation AfterSemi =
             Lexer::findLocationAfterToken(End, tok::semi, *SM, Ctx.getLangOpts(), false);
         if (AfterSemi.isValid()) {
           F.FixLoc = AfterSemi;
-          F.FixIndent = "\n" + indentationAt(EvalStmt->getBeginLoc(), *SM);
+          F.FixIndent = "\n" + indentationAt(compat::beginLoc(EvalStmt), *SM);
         }
       }
     }
@@ -443,7 +443,7 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
       diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
           << F.Helper->getNameAsString();
     for (const CallGraph::Site *S : Graph.unguardedChain(F.Function))
-      diag(S->Call->getBeginLoc(), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
+      diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
           << S->Call->getDirectCallee()->getNameAsString();
     if (F.BlockingTrain.isValid())
       diag(F.BlockingTrain,

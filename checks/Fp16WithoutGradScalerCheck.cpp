@@ -1,6 +1,7 @@
 //===--- Fp16WithoutGradScalerCheck.cpp - libtorch-tidy -------------------===//
 
 #include "Fp16WithoutGradScalerCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Autocast.h"
 #include "utils/CallFacts.h"
@@ -196,8 +197,8 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ParentMap PM(const_cast<Stmt *>(Body));
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getBeginLoc()),
-                                        SM.getExpansionLoc(B->getBeginLoc()));
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
+                                        SM.getExpansionLoc(compat::beginLoc(B)));
   };
 
   // Autocast switches that compute in float16: the dtype every setter of the
@@ -302,17 +303,17 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     if (Found->What == Fp16Source::Switch && Found->DefaultDtype) {
       DefaultDtypeFindings.push_back(
-          {Backward->getExprLoc(), Backward->getSourceRange(), Found->At->getBeginLoc()});
+          {Backward->getExprLoc(), Backward->getSourceRange(), compat::beginLoc(Found->At)});
       continue;
     }
     diag(Backward->getExprLoc(), LossMessage) << Backward->getSourceRange();
     switch (Found->What) {
     case Fp16Source::Switch:
-      diag(Found->At->getBeginLoc(), SwitchNote, DiagnosticIDs::Note)
+      diag(compat::beginLoc(Found->At), SwitchNote, DiagnosticIDs::Note)
           << false << GradScalerSpelling;
       break;
     case Fp16Source::Scope:
-      diag(Found->At->getBeginLoc(),
+      diag(compat::beginLoc(Found->At),
            "float16 autocast scope declared here; scale the loss with a gradient scaler before "
            "backward ('%0': scaler.scale(loss).backward(), scaler.step(optimizer), "
            "scaler.update())",
@@ -320,7 +321,7 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
           << GradScalerSpelling;
       break;
     case Fp16Source::HalfModule:
-      diag(Found->At->getBeginLoc(),
+      diag(compat::beginLoc(Found->At),
            "the module is converted to float16 here; keep its weights in float32, compute under "
            "float16 autocast and scale the loss with a gradient scaler ('%0')",
            DiagnosticIDs::Note)

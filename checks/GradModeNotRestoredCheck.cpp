@@ -122,11 +122,11 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     bool Fixed = false;
     {
       auto D = Escapes
-                   ? diag(Disable->getBeginLoc(),
+                   ? diag(compat::beginLoc(Disable),
                           "autograd switched off here is not switched back on on every path out "
                           "of %select{'%1'|the lambda}0: it stays off for the caller, whose "
                           "training then records no graph and gets no gradients")
-                   : diag(Disable->getBeginLoc(),
+                   : diag(compat::beginLoc(Disable),
                           "autograd switched off here is switched back on only when nothing "
                           "throws: an exception leaves it off for the caller, whose training "
                           "then records no graph and gets no gradients");
@@ -144,28 +144,28 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     if (Escapes) {
       const Stmt *Last = escapeStatement(*Paths.Escapes.front());
       if (isa_and_nonnull<ReturnStmt>(Last))
-        diag(Last->getBeginLoc(), "autograd is still off when it returns here",
+        diag(compat::beginLoc(Last), "autograd is still off when it returns here",
              DiagnosticIDs::Note);
       else if (isa_and_nonnull<CXXThrowExpr>(Last))
-        diag(Last->getBeginLoc(), "autograd is still off when this exception leaves",
+        diag(compat::beginLoc(Last), "autograd is still off when this exception leaves",
              DiagnosticIDs::Note);
       else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
         diag(CS->getRBracLoc(), "autograd is still off at the end", DiagnosticIDs::Note);
     } else {
       diag(compat::beginLoc(FirstThrowing),
            "this call may throw before autograd is switched back on", DiagnosticIDs::Note);
-      diag(Paths.Restore->getBeginLoc(), "switched back on here", DiagnosticIDs::Note);
+      diag(compat::beginLoc(Paths.Restore), "switched back on here", DiagnosticIDs::Note);
     }
     if (Fixed)
       continue;
     if (Scope.Result == ModeScope::NoPair)
-      diag(Disable->getBeginLoc(),
+      diag(compat::beginLoc(Disable),
            "no fix-it: autograd is not switched back on later in the same block; hold a "
            "'%0' for the scope that needs autograd off",
            DiagnosticIDs::Note)
           << names::NoGradGuardSpelling;
     else if (Scope.Result == ModeScope::UsedAfter)
-      diag(Scope.RestoreStmt->getBeginLoc(),
+      diag(compat::beginLoc(Scope.RestoreStmt),
            "no fix-it: variables declared while autograd is off are used after it is switched "
            "back on; hold a '%0' for the scope that needs autograd off",
            DiagnosticIDs::Note)

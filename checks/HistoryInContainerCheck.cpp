@@ -1,6 +1,7 @@
 //===--- HistoryInContainerCheck.cpp - libtorch-tidy ----------------------===//
 
 #include "HistoryInContainerCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
@@ -227,7 +228,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
 
-    SourceLocation Loc = Value->getBeginLoc();
+    SourceLocation Loc = compat::beginLoc(Value);
     SourceRange Range = Value->getSourceRange();
     llvm::SmallVector<FixItHint, 2> Fixes;
     if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
@@ -296,7 +297,7 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
       (Value == I.Values.back() &&
        cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
     Fixes = appendDetachFixIts(Value, Ctx);
-  SourceLocation Loc = Value->getBeginLoc();
+  SourceLocation Loc = compat::beginLoc(Value);
   SourceRange Range = Value->getSourceRange();
   std::string Name = Field->getName().str();
   SourceLocation FieldLoc = Field->getLocation();

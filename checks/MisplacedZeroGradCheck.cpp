@@ -1,6 +1,7 @@
 //===--- MisplacedZeroGradCheck.cpp - libtorch-tidy -----------------------===//
 
 #include "MisplacedZeroGradCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
@@ -147,7 +148,7 @@ void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     llvm::SmallPtrSet<const CallExpr *, 4> Noted;
     for (const TrainingEvent *E : {&Backward, &Zero, &Step})
       if (E->Inner && Noted.insert(E->Call).second)
-        diag(E->Call->getBeginLoc(), "'%0' is called in the training loop here",
+        diag(compat::beginLoc(E->Call), "'%0' is called in the training loop here",
              DiagnosticIDs::Note)
             << E->Call->getDirectCallee()->getNameAsString();
   };

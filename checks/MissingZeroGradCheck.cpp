@@ -1,6 +1,7 @@
 //===--- MissingZeroGradCheck.cpp - libtorch-tidy -------------------------===//
 
 #include "MissingZeroGradCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Matchers.h"
 #include "utils/TrainingLoop.h"
@@ -127,13 +128,13 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       for (const TrainingEvent *Step : Loop.OptimizerSteps) {
         const CallExpr *StepCall = Step->Inner ? Step->Inner : Step->Call;
         const auto *ME = dyn_cast<MemberExpr>(StepCall->getCallee()->IgnoreParens());
-        if (!ME || ME->getBeginLoc().isMacroID() || ME->getMemberLoc().isMacroID() ||
-            ME->isImplicitAccess() || !isRespellable(ME->getBase(), FixBody->getBeginLoc(), SM)) {
+        if (!ME || compat::beginLoc(ME).isMacroID() || ME->getMemberLoc().isMacroID() ||
+            ME->isImplicitAccess() || !isRespellable(ME->getBase(), compat::beginLoc(FixBody), SM)) {
           FixText.clear();
           break;
         }
         llvm::StringRef Prefix = Lexer::getSourceText(
-            CharSourceRange::getCharRange(ME->getBeginLoc(), ME->getMemberLoc()), SM,
+            CharSourceRange::getCharRange(compat::beginLoc(ME), ME->getMemberLoc()), SM,
             Result.Context->getLangOpts());
         std::string Spelled;
         for (char C : Prefix)
@@ -149,7 +150,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
 
     const TrainingEvent &Step = *Loop.OptimizerSteps.front();
     {
-      auto D = diag(Loop.Loop->getBeginLoc(),
+      auto D = diag(compat::beginLoc(Loop.Loop),
                     "training loop never zeroes the gradients: each backward() adds to the "
                     "gradients of all previous iterations, so every step() applies their sum");
       if (!FixText.empty())
@@ -161,7 +162,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
          DiagnosticIDs::Note);
     for (const TrainingEvent *E : {Backward, &Step})
       if (E->Inner && (E == Backward || E->Call != Backward->Call))
-        diag(E->Call->getBeginLoc(), "'%0' is called in the training loop here",
+        diag(compat::beginLoc(E->Call), "'%0' is called in the training loop here",
              DiagnosticIDs::Note)
             << E->Call->getDirectCallee()->getNameAsString();
     if (Loop.EpochLoop)
@@ -174,13 +175,13 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
           break;
         }
     if (FixText.empty() && HelperBlocksFix)
-      diag(Loop.Loop->getBeginLoc(),
+      diag(compat::beginLoc(Loop.Loop),
            "no fix-it: the optimizer steps in '%0' and the backward pass runs outside it; zero "
            "the gradients before the forward pass",
            DiagnosticIDs::Note)
           << StepHelper->getNameAsString();
     else if (FixText.empty())
-      diag(Loop.Loop->getBeginLoc(),
+      diag(compat::beginLoc(Loop.Loop),
            "no fix-it: the optimizer cannot be named at the start of the %select{loop body|body "
            "of '%1'}0",
            DiagnosticIDs::Note)

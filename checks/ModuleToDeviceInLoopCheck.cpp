@@ -1,6 +1,7 @@
 //===--- ModuleToDeviceInLoopCheck.cpp - libtorch-tidy --------------------===//
 
 #include "ModuleToDeviceInLoopCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
@@ -46,7 +47,7 @@ const ValueDecl *invariantObject(const Expr *E, const Stmt *Loop, const SourceMa
     // Declared in the loop (a loop variable or a local of its body): may be a
     // different module on each iteration.
     SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
-    if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(Loop->getBeginLoc()),
+    if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
                          SM.getExpansionLoc(Loop->getEndLoc())))
       return nullptr;
     if (isAssignedWithin(VD, Loop))
@@ -71,7 +72,7 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
     if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
       SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
-      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(Loop->getBeginLoc()),
+      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
                            SM.getExpansionLoc(Loop->getEndLoc())) ||
           isAssignedWithin(VD, Loop))
         return true;
@@ -115,7 +116,7 @@ void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
          "module '%0' is moved with '%1' on every iteration of a loop: each call walks all its "
          "parameters and buffers, and copies them whenever the device or type differs")
         << Object->getName() << Call->getMethodDecl()->getName() << Call->getSourceRange();
-    diag(Loop->getBeginLoc(), "the loop is here; move the module once before it",
+    diag(compat::beginLoc(Loop), "the loop is here; move the module once before it",
          DiagnosticIDs::Note);
   }
 }

@@ -1,6 +1,7 @@
 //===--- OptimizerInLoopCheck.cpp - libtorch-tidy -------------------------===//
 
 #include "OptimizerInLoopCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
@@ -111,7 +112,7 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
       if (refersTo(Option, RF->getLoopVariable()))
         return true;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceRange LoopRange(SM.getExpansionLoc(Loop->getBeginLoc()),
+  SourceRange LoopRange(SM.getExpansionLoc(compat::beginLoc(Loop)),
                         SM.getExpansionLoc(Loop->getEndLoc()));
   auto DeclaredInLoop = [&](const Decl *D) {
     SourceLocation L = SM.getExpansionLoc(D->getLocation());
@@ -203,14 +204,14 @@ void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Training || buildsItsModelInLoop(Construction, Loop, PM, *Result.Context))
       continue;
     bool PerEpoch = Training->Loop != Loop;
-    diag(Construction->getBeginLoc(),
+    diag(compat::beginLoc(Construction),
          PerEpoch ? "optimizer constructed inside the epoch loop: its state (momentum, Adam "
                     "moments, step counts) is thrown away and reallocated every epoch"
                   : "optimizer constructed inside the training loop: its state (momentum, Adam "
                     "moments, step counts) is thrown away and reallocated every iteration")
         << Construction->getSourceRange();
     diag(Step->Call->getExprLoc(), "the optimizer steps here", DiagnosticIDs::Note);
-    diag(Loop->getBeginLoc(), "construct the optimizer once, before this loop",
+    diag(compat::beginLoc(Loop), "construct the optimizer once, before this loop",
          DiagnosticIDs::Note);
   }
 }

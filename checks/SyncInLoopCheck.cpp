@@ -1,6 +1,7 @@
 //===--- SyncInLoopCheck.cpp - libtorch-tidy ------------------------------===//
 
 #include "SyncInLoopCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
@@ -248,7 +249,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
            "device: the CPU waits until all queued GPU work is done before it can enqueue the "
            "next batch")
           << What << Call->getSourceRange();
-      diag(Loop.Loop->getBeginLoc(),
+      diag(compat::beginLoc(Loop.Loop),
            "training loop here; synchronize only under a logging condition (`if (step %% N == "
            "0)`) or after the loop",
            DiagnosticIDs::Note);

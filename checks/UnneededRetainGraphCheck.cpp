@@ -1,6 +1,7 @@
 //===--- UnneededRetainGraphCheck.cpp - libtorch-tidy ---------------------===//
 
 #include "UnneededRetainGraphCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
 #include "utils/History.h"
@@ -453,12 +454,12 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
   ParentMap PM(const_cast<Stmt *>(Body));
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getBeginLoc()),
-                                        SM.getExpansionLoc(B->getBeginLoc()));
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
+                                        SM.getExpansionLoc(compat::beginLoc(B)));
   };
   auto Within = [&](SourceLocation Loc, const Stmt *Scope) {
     Loc = SM.getExpansionLoc(Loc);
-    return SM.isPointWithin(Loc, SM.getExpansionLoc(Scope->getBeginLoc()),
+    return SM.isPointWithin(Loc, SM.getExpansionLoc(compat::beginLoc(Scope)),
                             SM.getExpansionLoc(Scope->getEndLoc()));
   };
   auto InLambda = [&](const Stmt *S) { return enclosingCodeBody(S, PM, Body) != Body; };
@@ -527,7 +528,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
         if (Local && Loop && !F.OpaquelyModified.contains(VD) && !F.RangeOf.count(VD)) {
           const Expr *First = nullptr;
           for (const auto &[Assign, Rhs] : F.Assignments.lookup(VD)) {
-            if (!Within(Assign->getBeginLoc(), loopBody(Loop)) || !Before(Assign, At) ||
+            if (!Within(compat::beginLoc(Assign), loopBody(Loop)) || !Before(Assign, At) ||
                 !runsEveryIteration(Assign, loopBody(Loop), PM))
               continue;
             ClosureWalker Reads;
@@ -540,11 +541,11 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
           }
           const bool Ordered =
               First && llvm::all_of(F.ModSites.lookup(VD), [&](const Stmt *Site) {
-                return !Within(Site->getBeginLoc(), Loop) || !Before(Site, First);
+                return !Within(compat::beginLoc(Site), Loop) || !Before(Site, First);
               });
           if (Ordered) {
             for (const Expr *Src : F.Sources.lookup(VD))
-              if (Within(Src->getBeginLoc(), Loop) && !Before(Src, First))
+              if (Within(compat::beginLoc(Src), Loop) && !Before(Src, First))
                 Work.push_back(Src);
             continue;
           }
@@ -698,7 +699,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     if (HandedOn)
       continue;
 
-    auto D = diag(RetainArg->getBeginLoc(),
+    auto D = diag(compat::beginLoc(RetainArg),
                   "'retain_graph' is true but no later backward pass in this %select{function|"
                   "loop iteration}0 can reach the graph: the whole graph and its saved tensors "
                   "stay in memory until the root tensor dies")
@@ -712,11 +713,11 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     auto EndOf = [&](const Expr *E) {
       return Lexer::getLocForEndOfToken(E->getEndLoc(), 0, SM, getLangOpts());
     };
-    if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID() ||
-        RetainArg->getBeginLoc().isMacroID())
+    if (compat::beginLoc(Call).isMacroID() || Call->getEndLoc().isMacroID() ||
+        compat::beginLoc(RetainArg).isMacroID())
       continue;
     if (CreateWritten) {
-      CharSourceRange R = FileRange(RetainArg->getBeginLoc(), EndOf(RetainArg));
+      CharSourceRange R = FileRange(compat::beginLoc(RetainArg), EndOf(RetainArg));
       if (R.isValid())
         D << FixItHint::CreateReplacement(R, "false");
       continue;
@@ -731,7 +732,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
       if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParenImpCasts()))
         AfterParen = Lexer::findLocationAfterToken(ME->getMemberLoc(), tok::l_paren, SM,
                                                    getLangOpts(), false);
-      R = FileRange(AfterParen.isValid() ? AfterParen : GradArg->getBeginLoc(), EndOf(RetainArg));
+      R = FileRange(AfterParen.isValid() ? AfterParen : compat::beginLoc(GradArg), EndOf(RetainArg));
     }
     else
       R = FileRange(EndOf(Call->getArg(Shape.Grad - 1)), EndOf(RetainArg));

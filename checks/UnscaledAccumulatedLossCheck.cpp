@@ -1,6 +1,7 @@
 //===--- UnscaledAccumulatedLossCheck.cpp - libtorch-tidy -----------------===//
 
 #include "UnscaledAccumulatedLossCheck.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
@@ -270,8 +271,8 @@ void UnscaledAccumulatedLossCheck::check(const MatchFinder::MatchResult &Result)
       CharSourceRange PeriodRange = Lexer::makeFileCharRange(
           CharSourceRange::getTokenRange(Period->getSourceRange()), SM, Ctx.getLangOpts());
       std::string Fix;
-      if (LossRange.isValid() && PeriodRange.isValid() && Loss->getBeginLoc().isFileID() &&
-          Period->getBeginLoc().isFileID() && visibleAt(Period, E.Call->getBeginLoc(), Ctx)) {
+      if (LossRange.isValid() && PeriodRange.isValid() && compat::beginLoc(Loss).isFileID() &&
+          compat::beginLoc(Period).isFileID() && visibleAt(Period, compat::beginLoc(E.Call), Ctx)) {
         std::string LossText =
             Lexer::getSourceText(LossRange, SM, Ctx.getLangOpts()).str();
         std::string PeriodText =
@@ -307,7 +308,7 @@ void UnscaledAccumulatedLossCheck::check(const MatchFinder::MatchResult &Result)
         if (!Fix.empty())
           D << FixItHint::CreateReplacement(LossRange, Fix);
       }
-      diag(Period->getBeginLoc(), "the optimizer steps once every '%0' iterations here",
+      diag(compat::beginLoc(Period), "the optimizer steps once every '%0' iterations here",
            DiagnosticIDs::Note)
           << Lexer::getSourceText(
                  CharSourceRange::getTokenRange(Period->getSourceRange()), SM, Ctx.getLangOpts());

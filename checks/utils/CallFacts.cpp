@@ -1,6 +1,7 @@
 //===--- CallFacts.cpp - libtorch-tidy ------------------------------------===//
 
 #include "CallFacts.h"
+#include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 
 #include "clang/AST/Expr.h"
@@ -108,14 +109,14 @@ const Stmt *asBlockStatement(const Expr *E, const ParentMap &PM) {
 SourceLocation locationAfterSemicolon(const Stmt *S, const SourceManager &SM,
                                       const LangOptions &LangOpts) {
   SourceLocation End = S->getEndLoc();
-  if (End.isInvalid() || End.isMacroID() || S->getBeginLoc().isMacroID())
+  if (End.isInvalid() || End.isMacroID() || compat::beginLoc(S).isMacroID())
     return {};
   return Lexer::findLocationAfterToken(End, tok::semi, SM, LangOpts, false);
 }
 
 CharSourceRange statementRemovalRange(const Stmt *S, const SourceManager &SM,
                                       const LangOptions &LangOpts) {
-  SourceLocation Begin = S->getBeginLoc();
+  SourceLocation Begin = compat::beginLoc(S);
   SourceLocation AfterSemi = locationAfterSemicolon(S, SM, LangOpts);
   if (Begin.isInvalid() || AfterSemi.isInvalid())
     return {};

@@ -1,6 +1,7 @@
 //===--- History.cpp - libtorch-tidy --------------------------------------===//
 
 #include "History.h"
+#include "ClangTidyCompat.h"
 #include "GradGuards.h"
 #include "LoopVariables.h"
 #include "TorchNames.h"
@@ -246,9 +247,9 @@ void noteMemberHistory(llvm::function_ref<DiagnosticBuilder(SourceLocation, llvm
     const CallExpr *Call = Chain[I]->Call;
     std::string Callee = Call->getDirectCallee()->getNameAsString();
     if (I + 1 < Chain.size())
-      Note(Call->getBeginLoc(), "'%0' is called here") << Callee;
+      Note(compat::beginLoc(Call), "'%0' is called here") << Callee;
     else
-      Note(Call->getBeginLoc(), "'%0' is called in a loop here, once per iteration") << Callee;
+      Note(compat::beginLoc(Call), "'%0' is called in a loop here, once per iteration") << Callee;
   }
   if (Trace.ParamIndex >= 0 && !Chain.empty())
     if (const Expr *Arg = argumentFor(Chain.back()->Call, Trace.ParamIndex))
@@ -652,7 +653,7 @@ llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTConte
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange Range = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(Written->getSourceRange()), SM, Ctx.getLangOpts());
-  if (Range.isInvalid() || Written->getBeginLoc().isMacroID() || Written->getEndLoc().isMacroID())
+  if (Range.isInvalid() || compat::beginLoc(Written).isMacroID() || Written->getEndLoc().isMacroID())
     return Fixes;
   bool Simple = isa<DeclRefExpr, MemberExpr, ParenExpr, CXXFunctionalCastExpr>(Written);
   if (const auto *Call = dyn_cast<CallExpr>(Written)) {

@@ -238,7 +238,7 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
   Fixes.push_back(
       FixItHint::CreateReplacement(EnterRange, ("{\n" + Indent + "  " + GuardDecl).str()));
   Fixes.push_back(FixItHint::CreateReplacement(
-      CharSourceRange::getCharRange(Scope.RestoreStmt->getBeginLoc(), RestoreEnd), "}"));
+      CharSourceRange::getCharRange(compat::beginLoc(Scope.RestoreStmt), RestoreEnd), "}"));
   return Fixes;
 }
 

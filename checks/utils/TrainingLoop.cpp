@@ -1,6 +1,7 @@
 //===--- TrainingLoop.cpp - libtorch-tidy ---------------------------------===//
 
 #include "TrainingLoop.h"
+#include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 #include "CallGraph.h"
 #include "TorchNames.h"
@@ -250,8 +251,8 @@ private:
       EventCollector(Inner, Ctx, CallDepth - 1, OnPath).TraverseStmt(Def->getBody());
       if (!Inner.empty()) {
         llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
-          return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Call->getBeginLoc()),
-                                              SM.getExpansionLoc(B.Call->getBeginLoc()));
+          return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
+                                              SM.getExpansionLoc(compat::beginLoc(B.Call)));
         });
         ParentMap PM(Def->getBody());
         for (const TrainingEvent &E : Inner) {
@@ -341,8 +342,8 @@ TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext 
   if (!HasBackward || !HasStep)
     return;
   llvm::stable_sort(AllEvents, [&](const TrainingEvent &A, const TrainingEvent &B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Call->getBeginLoc()),
-                                        SM.getExpansionLoc(B.Call->getBeginLoc()));
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
+                                        SM.getExpansionLoc(compat::beginLoc(B.Call)));
   });
   PM = std::make_unique<ParentMap>(const_cast<Stmt *>(FunctionBody));
 

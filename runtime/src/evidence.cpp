@@ -174,7 +174,10 @@ void siteEvidence(const std::vector<TraceCounts>& counts, const Thresholds& th, 
     e.sites.push_back({key, site.stack, slope, int64_t(site.live.back())});
   }
   std::sort(e.sites.begin(), e.sites.end(),
-            [](const SiteGrowth& a, const SiteGrowth& b) { return a.bytes_per_iteration > b.bytes_per_iteration; });
+            [](const SiteGrowth& a, const SiteGrowth& b) {
+              return a.bytes_per_iteration != b.bytes_per_iteration ? a.bytes_per_iteration > b.bytes_per_iteration
+                                                                    : a.site < b.site;
+            });
   if (e.sites.size() > max_sites) e.sites.resize(max_sites);
   const TraceCounts& last = counts.back();
   if (std::any_of(counts.begin(), counts.end(), [](const TraceCounts& c) { return c.full; })) {

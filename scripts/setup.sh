@@ -10,7 +10,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 packages=(cmake ninja-build g++ python3 git
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
-          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema)
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
+          libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -124,7 +124,12 @@ fi
 "$CXX" -shared -o "$BUILD_DIR/libtorch_tidy_runtime.so" "${objs[@]}" "${trace_libs[@]}" "${LIBS[@]}"
 
 RT=(-L"$BUILD_DIR" -Wl,-rpath,"$(cd "$BUILD_DIR" && pwd)" -ltorch_tidy_runtime)
-"$CXX" "${CXXFLAGS[@]}" test/runtime/runtime_test.cpp -o "$BUILD_DIR/runtime_tests" "${RT[@]}" "${LIBS[@]}" \
+# evidence_test.cpp with -g: its allocation-site tests check function and line.
+"$CXX" "${CXXFLAGS[@]}" -g -c test/runtime/evidence_test.cpp -o "$BUILD_DIR/obj/evidence_test.o" &
+p0=$!
+"$CXX" "${CXXFLAGS[@]}" -c test/runtime/runtime_test.cpp -o "$BUILD_DIR/obj/runtime_test.o"
+wait $p0
+"$CXX" "$BUILD_DIR/obj/runtime_test.o" "$BUILD_DIR/obj/evidence_test.o" -o "$BUILD_DIR/runtime_tests" "${RT[@]}" "${LIBS[@]}" \
   -lgtest -lgtest_main &
 p1=$!
 "$CXX" "${CXXFLAGS[@]}" test/runtime/probe_test.cpp -o "$BUILD_DIR/runtime_probe_tests" "${RT[@]}" "${LIBS[@]}" \

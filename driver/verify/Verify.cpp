@@ -280,19 +280,19 @@ struct Outcome {
 /// What grew per iteration in the original program (the runtime's evidence:
 /// allocation sites, autograd node types) and whether the fix removed it;
 /// "" when the original did not grow or the runtime named nothing.
-std::string evidenceText(const Outcome &O) {
+std::string evidenceText(const Outcome &O, size_t Max = 3) {
   if (!O.Before.Growing || O.Before.Evidence.empty())
     return "";
   std::vector<Grown> Still;
   for (const auto &[G, Remains] : grownAfterFix(O.Before, O.After))
     if (Remains)
       Still.push_back(G);
-  std::string Text = grownText(O.Before.Evidence);
+  std::string Text = grownText(O.Before.Evidence, Max);
   if (!O.After.Present)
     return Text;
   if (Still.empty())
     return Text + ": gone after the fix";
-  return Text + ": still after the fix: " + grownText(Still);
+  return Text + ": still after the fix: " + grownText(Still, Max);
 }
 
 std::string xmlEscape(llvm::StringRef S) {
@@ -343,7 +343,7 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
     std::string Grew;
     for (const Outcome &Other : Outcomes)
       if (Other.F.Label == O.F.Label && Grew.empty())
-        Grew = evidenceText(Other);
+        Grew = evidenceText(Other, 2); // the panel's width
     if (!Grew.empty())
       OS << "<text x=\"" << Left << "\" y=\"" << Top - 10 << "\" font-size=\"11\">grew: "
          << xmlEscape(Grew) << "</text>\n";

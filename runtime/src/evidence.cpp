@@ -223,6 +223,19 @@ std::string culprit(const Evidence& e) {
   return out;
 }
 
+std::string toTable(const Series& series, const Analysis& a, const Evidence& e) {
+  std::string out = toTable(series, a);
+  if (a.verdict == Verdict::Growing) {
+    std::string c = culprit(e);
+    out += "culprit: " + (c.empty() ? std::string("none named (probe tensors, or LIBTORCH_TIDY_TRACE=1)") : c) + "\n";
+  }
+  if (!e.chain.empty()) out += "retained graph: " + e.chain + "\n";
+  for (const SiteGrowth& s : e.sites)
+    out += "allocation site: " + s.site + " +" + bytesText(s.bytes_per_iteration) + "/iteration\n";
+  for (const std::string& m : e.messages) out += "note: " + m + "\n";
+  return out;
+}
+
 std::string toJson(const Evidence& e) {
   std::string out = "{\"culprit\":" + jsonString(culprit(e));
   out += ",\"graph\":";

@@ -138,5 +138,8 @@ Evidence computeEvidence(const EvidenceSamples& samples, int warmup, const Thres
 // The one-line culprit of a growing loop ("" when the evidence names none).
 std::string culprit(const Evidence& evidence);
 std::string toJson(const Evidence& evidence);
+// toTable(series, analysis) followed by the culprit of a growing loop, the
+// chain of grown node types, the grown sites and the evidence's messages.
+std::string toTable(const Series& series, const Analysis& analysis, const Evidence& evidence);
 
 }  // namespace libtorch_tidy

@@ -88,7 +88,7 @@ TEST(GraphWalk, HooksAndCyclesAreReportedAndWalkedOnce) {
   y.register_hook([y](torch::Tensor g) { return g; });
   auto z = y.sum();
   // An edge back to an earlier node: a cycle in next_edges itself.
-  std::shared_ptr<torch::autograd::Node> mul = y.grad_fn();
+  auto mul = y.grad_fn();  // std::shared_ptr (1.13) or c10::intrusive_ptr (2.x) of the Node
   // (add_next_edge refuses it; the edge list itself does not.)
   mul->next_edges().push_back(torch::autograd::Edge(z.grad_fn(), 0));
   lt::GraphWalk walk = lt::walkGraph({z});

@@ -3,8 +3,10 @@
 # runtime companion, its GoogleTest and the examples (each original and its
 # fixed copy from examples/fixed/) against that torch's LibTorch, then runs the
 # CUDA unit tests, the CUDA statistics benchmark, the mixed-precision example
-# (activation memory with and without float16 autocast) and the before/after
-# memory proofs on the GPU (the examples pick CUDA when it is available). No LLVM
+# (activation memory with and without float16 autocast), the before/after
+# memory proofs on the GPU (the examples pick CUDA when it is available), and the
+# evidence of a growing loop on CUDA: the caching allocator's snapshot, which
+# the PyPI torch's torch.cuda._memory_viz must read. No LLVM
 # needed: the fixes are the committed copies in examples/fixed/, which the
 # proof tests check against clang-tidy --fix. Takes a few minutes.
 #   PYTHON=python3  BUILD_DIR=build-gpu  JOBS=$(nproc)
@@ -65,5 +67,21 @@ for src in examples/fixed/*.cpp; do
 done
 "$PY" test/e2e/prove_fix.py --workdir "$BUILD_DIR/gpu-proof" --json "$BUILD_DIR/gpu-proof/table.json" \
   "${pairs[@]}" || status=1
+echo "== evidence on CUDA: the caching allocator's snapshot of a growing loop, read by torch.cuda._memory_viz"
+# LIBTORCH_TIDY_CUDA_HISTORY=1: stacks per CUDA allocation (torch::cuda::_record_memory_history),
+# so the snapshot's blocks name ClassifierImpl::forward; the runtime writes the snapshot because the loop grows.
+ev="$BUILD_DIR/gpu-proof/evidence"
+mkdir -p "$ev"
+rm -f "$ev"/*.pickle
+LIBTORCH_TIDY_CUDA_HISTORY=1 LIBTORCH_TIDY_TRACE=1 LIBTORCH_TIDY_MAX_ITERATIONS=30 LIBTORCH_TIDY_REPORT="$ev/eval.json" \
+  "$BUILD_DIR/examples/example_eval_without_no_grad" >"$ev/eval.log" 2>&1 || status=1
+tail -2 "$ev/eval.log"
+if [ -e "$ev/eval.json.cuda-snapshot.pickle" ]; then
+  "$PY" -W ignore test/runtime/snapshot_format_test.py --cuda "$ev/eval.json.cuda-snapshot.pickle" \
+    --cuda-function ClassifierImpl::forward || status=1
+  "$PY" -c 'import json, sys; e = json.load(open(sys.argv[1]))["loops"][0]["evidence"]; print("evidence:", json.dumps(e)[:600])' "$ev/eval.json"
+else
+  echo "gpu-check: no CUDA snapshot written (see $ev/eval.json, evidence.messages)"; status=1
+fi
 echo "gpu-check: done in $((SECONDS - start)) s; reports in $BUILD_DIR/gpu-proof/"
 exit $((status | amp_status))

@@ -16,7 +16,8 @@ EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 packages=(cmake ninja-build g++ python3 git
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
-          dpkg-dev fakeroot)
+          dpkg-dev fakeroot
+          libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
 # LLVM 22 comes from bookworm-security (in Debian's default sources).
 for v in $EXTRA_V; do
   packages+=("clang-tidy-$v" "libclang-$v-dev" "llvm-$v-dev" "llvm-$v-tools")

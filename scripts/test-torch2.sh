@@ -85,6 +85,14 @@ fi
 abi=0
 if nm -D --defined-only "$TORCH/lib/libc10.so" | grep '__cxx11' >/dev/null; then abi=1; fi  # no grep -q: SIGPIPE under pipefail
 CXX=${CXX:-c++}
+# Allocation stacks (LIBTORCH_TIDY_TRACE=1): GCC's libbacktrace, as in the CMake build.
+backtrace_lib=$("$CXX" -print-file-name=libbacktrace.a)
+trace_flags=(-DLIBTORCH_TIDY_WITH_TRACE=0)
+trace_libs=()
+if [ -e "$backtrace_lib" ]; then
+  trace_flags=(-DLIBTORCH_TIDY_WITH_TRACE=1)
+  trace_libs=("$backtrace_lib" -Wl,--exclude-libs,libbacktrace.a -ldl)
+fi
 # Recent LibTorch 2.x headers need C++20 (operator<=>, std::bit_width); older ones accept it.
 CXXFLAGS=(-std=c++20 -O2 -fPIC -D_GLIBCXX_USE_CXX11_ABI="$abi"
           -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include" -Iruntime/include)
@@ -100,7 +108,7 @@ pids=()
 for src in runtime/src/*.cpp; do
   obj="$BUILD_DIR/obj/$(basename "$src" .cpp).o"
   objs+=("$obj")
-  extra=()
+  extra=("${trace_flags[@]}")
   if [ "$(basename "$src")" = cuda_stats.cpp ] && [ $with_cuda = 1 ]; then
     extra=(-DLIBTORCH_TIDY_WITH_CUDA=1 -isystem "$cuda_home/include")
   fi
@@ -116,10 +124,15 @@ if [ $with_cuda = 1 ]; then
   echo "test-torch2: CUDA statistics code compiles against $version"
   "$CXX" "${CXXFLAGS[@]}" -DLIBTORCH_TIDY_WITH_CUDA=0 -c runtime/src/cuda_stats.cpp -o "$BUILD_DIR/obj/cuda_stats.o"
 fi
-"$CXX" -shared -o "$BUILD_DIR/libtorch_tidy_runtime.so" "${objs[@]}" "${LIBS[@]}"
+"$CXX" -shared -o "$BUILD_DIR/libtorch_tidy_runtime.so" "${objs[@]}" "${trace_libs[@]}" "${LIBS[@]}"
 
 RT=(-L"$BUILD_DIR" -Wl,-rpath,"$(cd "$BUILD_DIR" && pwd)" -ltorch_tidy_runtime)
-"$CXX" "${CXXFLAGS[@]}" test/runtime/runtime_test.cpp -o "$BUILD_DIR/runtime_tests" "${RT[@]}" "${LIBS[@]}" \
+# evidence_test.cpp with -g: its allocation-site tests check function and line.
+"$CXX" "${CXXFLAGS[@]}" -g -c test/runtime/evidence_test.cpp -o "$BUILD_DIR/obj/evidence_test.o" &
+p0=$!
+"$CXX" "${CXXFLAGS[@]}" -c test/runtime/runtime_test.cpp -o "$BUILD_DIR/obj/runtime_test.o"
+wait $p0
+"$CXX" "$BUILD_DIR/obj/runtime_test.o" "$BUILD_DIR/obj/evidence_test.o" -o "$BUILD_DIR/runtime_tests" "${RT[@]}" "${LIBS[@]}" \
   -lgtest -lgtest_main &
 p1=$!
 "$CXX" "${CXXFLAGS[@]}" test/runtime/probe_test.cpp -o "$BUILD_DIR/runtime_probe_tests" "${RT[@]}" "${LIBS[@]}" \

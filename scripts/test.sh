@@ -18,3 +18,9 @@ done
 if [ "${LIBTORCH_TIDY_SKIP_TORCH2:-0}" != 1 ]; then
   bash scripts/test-torch2.sh
 fi
+# The runtime's memory snapshots in PyTorch's memory_viz reader (PyPI torch on
+# CPU; about 30 s once its virtual environment exists, see docs/runtime.md).
+# LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT=1 skips it.
+if [ "${LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT:-0}" != 1 ]; then
+  bash scripts/test-snapshot-format.sh
+fi

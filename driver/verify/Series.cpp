@@ -2,6 +2,8 @@
 
 #include "Series.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -18,6 +20,61 @@ static Trend readTrend(const llvm::json::Object *Analysis, llvm::StringRef Key) 
   T.Slope = O->getNumber("slope_per_iteration").value_or(0);
   T.Growing = O->getBoolean("growing").value_or(false);
   return T;
+}
+
+static std::string perIteration(double V, bool Bytes) {
+  if (Bytes) {
+    double A = V < 0 ? -V : V;
+    if (A >= 1024.0 * 1024.0)
+      return llvm::formatv("+{0:F2} MiB/it", V / (1024.0 * 1024.0)).str();
+    if (A >= 1024.0)
+      return llvm::formatv("+{0:F1} KiB/it", V / 1024.0).str();
+    return llvm::formatv("+{0:F0} B/it", V).str();
+  }
+  return llvm::formatv(V == double(int64_t(V)) ? "+{0:F0} nodes/it" : "+{0:F1} nodes/it", V).str();
+}
+
+/// The report's "evidence" of a loop (libtorch-tidy-runtime/1 with evidence).
+static void readEvidence(const llvm::json::Object *E, LoopStats &S) {
+  if (!E)
+    return;
+  S.Culprit = E->getString("culprit").value_or("").str();
+  if (const llvm::json::Object *Sites = E->getObject("allocation_sites"))
+    if (const llvm::json::Array *A = Sites->getArray("sites"))
+      for (const llvm::json::Value &V : *A)
+        if (const llvm::json::Object *O = V.getAsObject())
+          S.Evidence.push_back({O->getString("site").value_or("?").str(),
+                                perIteration(O->getNumber("bytes_per_iteration").value_or(0), true), true});
+  if (const llvm::json::Object *G = E->getObject("graph"))
+    if (const llvm::json::Array *A = G->getArray("growing_types"))
+      for (const llvm::json::Value &V : *A)
+        if (const llvm::json::Object *O = V.getAsObject())
+          S.Evidence.push_back({O->getString("type").value_or("?").str(),
+                                perIteration(O->getNumber("per_iteration").value_or(0), false), false});
+  if (const llvm::json::Array *M = E->getArray("messages"))
+    for (const llvm::json::Value &V : *M)
+      if (auto Msg = V.getAsString())
+        S.Messages.push_back(Msg->str());
+}
+
+std::vector<std::pair<Grown, bool>> grownAfterFix(const LoopStats &Before, const LoopStats &After) {
+  std::vector<std::pair<Grown, bool>> Out;
+  for (const Grown &G : Before.Evidence) {
+    bool Still = After.Growing && llvm::any_of(After.Evidence, [&](const Grown &A) {
+                   return A.Site == G.Site && A.What == G.What;
+                 });
+    Out.emplace_back(G, Still);
+  }
+  return Out;
+}
+
+std::string grownText(const std::vector<Grown> &Items, size_t Max) {
+  std::string Out;
+  for (size_t I = 0; I < Items.size() && I < Max; ++I)
+    Out += (I ? ", " : "") + Items[I].What + " " + Items[I].PerIter;
+  if (Items.size() > Max)
+    Out += llvm::formatv(", +{0} more", Items.size() - Max).str();
+  return Out;
 }
 
 llvm::Expected<std::map<unsigned, LoopStats>> readProbeReport(llvm::StringRef Path, bool Cuda) {
@@ -68,6 +125,7 @@ llvm::Expected<std::map<unsigned, LoopStats>> readProbeReport(llvm::StringRef Pa
           Smp.LiveBytes = Cuda && Cu ? *Cu : SO->getNumber("cpu_live_bytes").value_or(0);
           S.Samples.push_back(Smp);
         }
+    readEvidence(O->getObject("evidence"), S);
     Out[Line] = std::move(S);
   }
   return Out;

@@ -284,6 +284,39 @@ struct Outcome {
   std::string Verdict;
 };
 
+/// What grew per iteration in the original program (the runtime's evidence:
+/// allocation sites, autograd node types) and whether the fix removed it;
+/// "" when the original did not grow or the runtime named nothing.
+std::string evidenceText(const Outcome &O, size_t Max = 3) {
+  if (!O.Before.Growing || O.Before.Evidence.empty())
+    return "";
+  std::vector<Grown> Still;
+  for (const auto &[G, Remains] : grownAfterFix(O.Before, O.After))
+    if (Remains)
+      Still.push_back(G);
+  std::string Text = grownText(O.Before.Evidence, Max);
+  if (!O.After.Present)
+    return Text;
+  if (Still.empty())
+    return Text + ": gone after the fix";
+  return Text + ": still after the fix: " + grownText(Still, Max);
+}
+
+std::string xmlEscape(llvm::StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '<')
+      Out += "&lt;";
+    else if (C == '>')
+      Out += "&gt;";
+    else if (C == '&')
+      Out += "&amp;";
+    else
+      Out += C;
+  }
+  return Out;
+}
+
 void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
   std::vector<const Outcome *> Panels;
   std::vector<std::string> Seen;
@@ -292,13 +325,13 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
       Seen.push_back(O.F.Label);
       Panels.push_back(&O);
     }
-  const int W = 760, PH = 280, M = 70;
+  const int W = 760, PH = 296, M = 70;
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\""
      << PH * std::max<size_t>(1, Panels.size()) << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   for (size_t P = 0; P < Panels.size(); ++P) {
     const Outcome &O = *Panels[P];
-    int Top = int(P) * PH + 30, Bottom = int(P + 1) * PH - 40, Left = M, Right = W - 20;
+    int Top = int(P) * PH + 46, Bottom = int(P + 1) * PH - 40, Left = M, Right = W - 20;
     double MaxY = 1, MaxX = 1;
     for (const auto *S : {&O.Before.Samples, &O.After.Samples})
       for (const Sample &X : *S) {
@@ -311,8 +344,16 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
     for (const Outcome &Other : Outcomes)
       if (Other.F.Label == O.F.Label && !llvm::StringRef(Checks).contains(Other.F.Check))
         Checks += (Checks.empty() ? "" : ", ") + Other.F.Check;
-    OS << "<text x=\"" << Left << "\" y=\"" << Top - 10 << "\" font-weight=\"bold\">"
+    OS << "<text x=\"" << Left << "\" y=\"" << Top - 26 << "\" font-weight=\"bold\">"
        << O.F.Label << " (" << Checks << "): " << O.Verdict << "</text>\n";
+    // What grew before the fix (the runtime's evidence), and whether it is gone.
+    std::string Grew;
+    for (const Outcome &Other : Outcomes)
+      if (Other.F.Label == O.F.Label && Grew.empty())
+        Grew = evidenceText(Other, 2); // the panel's width
+    if (!Grew.empty())
+      OS << "<text x=\"" << Left << "\" y=\"" << Top - 10 << "\" font-size=\"11\">grew: "
+         << xmlEscape(Grew) << "</text>\n";
     OS << "<line x1=\"" << Left << "\" y1=\"" << Bottom << "\" x2=\"" << Right << "\" y2=\""
        << Bottom << "\" stroke=\"black\"/>\n";
     OS << "<line x1=\"" << Left << "\" y1=\"" << Top << "\" x2=\"" << Left << "\" y2=\"" << Bottom
@@ -573,6 +614,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       const Unit &U = Units.front();
       std::vector<std::string> CxxArgs = {TC.Cxx};
       CxxArgs.insert(CxxArgs.end(), U.Flags.begin(), U.Flags.end());
+      CxxArgs.push_back("-g"); // line tables: the runtime names allocation sites by line
       CxxArgs.push_back(I ? U.AfterFile : U.BeforeFile);
       CxxArgs.push_back("-o");
       CxxArgs.push_back(Bins[I]);
@@ -592,7 +634,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       std::string Source = I ? U.AfterFile : U.BeforeFile;
       std::string Object = Source + ".o";
       std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
-                                        "-I" + TC.RuntimeIncludeDir};
+                                        "-I" + TC.RuntimeIncludeDir, "-g"};
       ProcessResult Build = runProcess(recompileCommand(*U.InTarget, Source, Object, Extra),
                                        U.Cmd.Directory, {}, Timeout, Tmp.str());
       if (Build.ReturnCode != 0)
@@ -614,7 +656,8 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     std::string Json = (Tmp.str() + "/" + (I ? "after" : "before") + ".json").str();
     std::vector<std::string> Env = {"LIBTORCH_TIDY_MAX_ITERATIONS=" + std::to_string(Iterations),
                                     "LIBTORCH_TIDY_REPORT=" + Json,
-                                    "LIBTORCH_TIDY_DEVICE=" + Device.getValue()};
+                                    "LIBTORCH_TIDY_DEVICE=" + Device.getValue(),
+                                    "LIBTORCH_TIDY_TRACE=1"}; // allocation sites: the evidence column
     if (Device == "cpu")
       Env.push_back("CUDA_VISIBLE_DEVICES=");
     std::vector<std::string> RunArgs = {Bins[I]};
@@ -652,7 +695,8 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
   // The table: one row per finding, columns as wide as their contents.
   std::vector<std::vector<std::string>> Rows = {{"check", "location", "loop", "before/iter",
                                                  "after/iter", "peak before", "peak after",
-                                                 "history nodes/iter", "verdict"}};
+                                                 "history nodes/iter", "verdict",
+                                                 "what grew (before the fix)"}};
   for (const Outcome &O : Outcomes)
     Rows.push_back(
         {O.F.Check, path::filename(O.F.File).str() + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
@@ -661,7 +705,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
          O.Before.History.Measured || O.After.History.Measured
              ? llvm::formatv("{0:F1} -> {1:F1}", O.Before.History.Slope, O.After.History.Slope).str()
              : std::string("-"),
-         O.Verdict});
+         O.Verdict, evidenceText(O).empty() ? std::string("-") : evidenceText(O)});
   std::vector<size_t> Widths(Rows.front().size(), 0);
   for (const auto &Row : Rows)
     for (size_t C = 0; C < Row.size(); ++C)
@@ -681,6 +725,24 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
   }
 
   if (!JsonOut.empty()) {
+    // Per finding: what grew in the original (sites, node types) and whether
+    // the fix removed each, the runtime's culprits and notes.
+    auto EvidenceJson = [](const Outcome &O) {
+      llvm::json::Array Grew;
+      for (const auto &[G, Remains] : grownAfterFix(O.Before, O.After))
+        Grew.push_back(llvm::json::Object{{"what", G.What},
+                                          {"kind", G.Site ? "allocation site" : "node type"},
+                                          {"per_iteration", G.PerIter},
+                                          {"after_fix", Remains ? "still growing" : "gone"}});
+      llvm::json::Array Messages;
+      for (const LoopStats *S : {&O.Before, &O.After})
+        for (const std::string &M : S->Messages)
+          Messages.push_back(M);
+      return llvm::json::Object{{"culprit_before", O.Before.Culprit},
+                                {"culprit_after", O.After.Culprit},
+                                {"grew", std::move(Grew)},
+                                {"messages", std::move(Messages)}};
+    };
     llvm::json::Array Items;
     for (const Outcome &O : Outcomes) {
       auto Stats = [](const LoopStats &S) {
@@ -703,7 +765,8 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                          {"loop", O.F.Label},
                                          {"before", Stats(O.Before)},
                                          {"after", Stats(O.After)},
-                                         {"verdict", O.Verdict}});
+                                         {"verdict", O.Verdict},
+                                         {"evidence", EvidenceJson(O)}});
     }
     std::string Text;
     llvm::raw_string_ostream OS(Text);

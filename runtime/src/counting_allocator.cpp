@@ -8,6 +8,8 @@
 // uninstall too, so swapping allocators at any time is safe.
 #include <libtorch_tidy/memory.h>
 
+#include "trace.h"
+
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
@@ -27,6 +29,7 @@ constexpr uint8_t kPriority = 100;
 struct Entry {
   size_t bytes;
   c10::DeleterFnPtr deleter;
+  uint32_t stack;  // the allocation's stack id (trace mode), trace::kNoStack: not traced
 };
 
 struct Shard {
@@ -66,7 +69,7 @@ void account(int64_t delta) {
 void countingDelete(void* p) {
   if (p == nullptr) return;
   Shard& shard = shardOf(p);
-  Entry e{0, nullptr};
+  Entry e{0, nullptr, 0};
   {
     std::lock_guard<std::mutex> lock(shard.mutex);
     auto it = shard.entries.find(p);
@@ -77,6 +80,7 @@ void countingDelete(void* p) {
   }
   if (e.deleter != nullptr) {
     account(-static_cast<int64_t>(e.bytes));
+    if (e.stack != trace::kNoStack) trace::onFree(e.stack, e.bytes);
     state().frees.fetch_add(1, std::memory_order_relaxed);
     e.deleter(p);
     return;
@@ -91,11 +95,13 @@ void countingDelete(void* p) {
 struct Wrapped {
   c10::DataPtr inner;
   size_t bytes;
+  uint32_t stack;
 };
 
 void wrappedDelete(void* ctx) {
   auto* w = static_cast<Wrapped*>(ctx);
   account(-static_cast<int64_t>(w->bytes));
+  if (w->stack != trace::kNoStack) trace::onFree(w->stack, w->bytes);
   state().frees.fetch_add(1, std::memory_order_relaxed);
   delete w;
 }
@@ -120,19 +126,23 @@ class CountingAllocator final : public c10::Allocator {
     if (data == nullptr) return p;
     s.allocations.fetch_add(1, std::memory_order_relaxed);
     account(static_cast<int64_t>(n));
+    // Trace mode: the allocation's stack (a relaxed load when off).
+    uint32_t stack = trace::kNoStack;
+    bool traced = trace::enabled.load(std::memory_order_relaxed);
+    if (traced) stack = trace::onAllocate(n);
     if (p.get_context() == data && p.get_deleter() != nullptr) {
       c10::DeleterFnPtr deleter = p.get_deleter();
       c10::Device device = p.device();
       Shard& shard = shardOf(data);
       {
         std::lock_guard<std::mutex> lock(shard.mutex);
-        shard.entries[data] = Entry{n, deleter};
+        shard.entries[data] = Entry{n, deleter, stack};
       }
       p.release_context();
       return c10::DataPtr(data, data, &countingDelete, device);
     }
     c10::Device device = p.device();
-    auto* w = new Wrapped{std::move(p), n};
+    auto* w = new Wrapped{std::move(p), n, stack};
     return c10::DataPtr(data, w, &wrappedDelete, device);
   }
 };
@@ -144,8 +154,21 @@ CountingAllocator& countingAllocator() {
 
 }  // namespace
 
+void trace::forEachTracedAllocation(const std::function<void(const void*, size_t, uint32_t)>& visit) {
+  for (Shard& shard : state().shards) {
+    std::vector<std::pair<void*, Entry>> entries;
+    {
+      std::lock_guard<std::mutex> lock(shard.mutex);
+      for (const auto& [p, e] : shard.entries)
+        if (e.stack != trace::kNoStack) entries.emplace_back(p, e);
+    }
+    for (const auto& [p, e] : entries) visit(p, e.bytes, e.stack);
+  }
+}
+
 void installCountingAllocator() {
   State& s = state();
+  trace::configureFromEnvironment();
   std::lock_guard<std::mutex> lock(s.install_mutex);
   if (s.installs++ > 0) return;
   c10::Allocator* current = c10::GetCPUAllocator();

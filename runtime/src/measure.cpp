@@ -1,4 +1,5 @@
 #include <libtorch_tidy/cuda.h>
+#include <libtorch_tidy/evidence.h>
 #include <libtorch_tidy/history.h>
 #include <libtorch_tidy/measure.h>
 #include <libtorch_tidy/memory.h>
@@ -37,6 +38,10 @@ Sample sampleNow(const std::vector<at::Tensor>* tensors) {
 }
 
 Series measureLoop(const std::function<void()>& step, const MeasureOptions& options) {
+  return measureLoop(step, options, nullptr);
+}
+
+Series measureLoop(const std::function<void()>& step, const MeasureOptions& options, EvidenceSamples* evidence) {
   using Clock = std::chrono::steady_clock;
   Series series;
   series.name = options.name;
@@ -49,12 +54,19 @@ Series measureLoop(const std::function<void()>& step, const MeasureOptions& opti
     step();
     double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     Sample s;
-    if (options.history_of) {
+    if (options.history_of && evidence != nullptr) {
+      std::vector<at::Tensor> tensors = options.history_of();
+      GraphWalk walk = walkGraph(tensors);  // one walk: the history size and its node types
+      s = sampleNow();
+      s.history_nodes = walk.nodes;
+      evidence->graph.push_back(std::move(walk));
+    } else if (options.history_of) {
       std::vector<at::Tensor> tensors = options.history_of();
       s = sampleNow(&tensors);
     } else {
       s = sampleNow();
     }
+    if (evidence != nullptr && allocationTracing()) evidence->trace.push_back(traceCounts());
     s.iteration = i;
     s.seconds = seconds;
     series.samples.push_back(s);

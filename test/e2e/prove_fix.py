@@ -81,6 +81,26 @@ def measure(binary, report, iterations, timeout, env_extra=None):
     return loops[0]
 
 
+def evidence_text(loop):
+    """The runtime's evidence of a loop in a few lines: what grew, where, and
+    the bytes its retained graph held; "" when it names nothing."""
+    e = loop.get("evidence") or {}
+    lines = []
+    g = e.get("graph")
+    if g and g.get("chain"):
+        lines.append("retained graph: " + g["chain"])
+    for s in ((e.get("allocation_sites") or {}).get("sites") or [])[:3]:
+        lines.append("allocation site: %s +%s/it (%s)" % (s["site"], human(s["bytes_per_iteration"]),
+                                                           " <- ".join(s["stack"][1:3]) or "-"))
+    if g and g.get("saved_bytes_graph") is not None:
+        lines.append("saved tensors held by the graph at the end: %s (of which the last iteration %s)" % (
+            human(g["saved_bytes_graph"]), human(g.get("saved_bytes_last_iteration") or 0)))
+    if e and not (g and g.get("chain")) and not (e.get("allocation_sites") or {}).get("sites"):
+        lines.insert(0, "nothing grows")
+    lines.extend("note: " + m for m in e.get("messages") or [])
+    return "\n".join(lines)
+
+
 def growing(a):
     return a["verdict"] == "growing"
 
@@ -200,6 +220,8 @@ def main():
     p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--expect", choices=["growth", "held", "none"], default="growth")
     p.add_argument("--json")
+    p.add_argument("--evidence", action="store_true",
+                   help="run with LIBTORCH_TIDY_TRACE=1 and print what grew before and after the fix")
     args = p.parse_args()
 
     pairs = []
@@ -243,9 +265,12 @@ def main():
     for name, before_bin, after_bin, expect in pairs:
         workdir = args.workdir or os.path.dirname(os.path.abspath(before_bin))
         os.makedirs(workdir, exist_ok=True)
-        before = measure(before_bin, os.path.join(workdir, name + ".before.json"), args.iterations, args.timeout)
-        after = measure(after_bin, os.path.join(workdir, name + ".after.json"), args.iterations, args.timeout)
+        env = {"LIBTORCH_TIDY_TRACE": "1"} if args.evidence else None
+        before = measure(before_bin, os.path.join(workdir, name + ".before.json"), args.iterations, args.timeout, env)
+        after = measure(after_bin, os.path.join(workdir, name + ".after.json"), args.iterations, args.timeout, env)
         r = row(name, before["analysis"], after["analysis"])
+        r["evidence_before"] = evidence_text(before)
+        r["evidence_after"] = evidence_text(after)
         rows.append(r)
         if expect != "none" and not expectation_holds(expect, r):
             print("prove_fix: %s: expectation '%s' does not hold" % (name, expect), file=sys.stderr)
@@ -253,6 +278,12 @@ def main():
     print(HEADER)
     for r in rows:
         print(format_row(r))
+    if args.evidence:
+        for r in rows:
+            print("\n%s before the fix:" % r["example"])
+            print("  " + (r["evidence_before"] or "nothing named").replace("\n", "\n  "))
+            print("%s after the fix:" % r["example"])
+            print("  " + (r["evidence_after"] or "nothing named").replace("\n", "\n  "))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

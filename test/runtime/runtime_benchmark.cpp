@@ -1,7 +1,9 @@
 // Benchmark of the runtime companion (not a test): the CPU probe's overhead
 // on a small training step and the cost of reading the CUDA statistics.
 //   ninja -C build runtime_benchmark && build/bin/runtime_benchmark
+// Trace mode and the graph walk: --benchmark_filter="TrainStep|Alloc|GraphWalk"
 #include <libtorch_tidy/cuda.h>
+#include <libtorch_tidy/evidence.h>
 #include <libtorch_tidy/history.h>
 #include <libtorch_tidy/memory.h>
 
@@ -68,6 +70,37 @@ void BM_TrainStepProbeWithHistory(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainStepProbeWithHistory)->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 
+// Trace mode (LIBTORCH_TIDY_TRACE=1): a stack per allocation, and the probe
+// reading the live bytes per stack. Goal: under 2x BM_TrainStep.
+void BM_TrainStepTrace(benchmark::State& state) {
+  torch::set_num_threads(1);
+  libtorch_tidy::ScopedCountingAllocator counting;
+  libtorch_tidy::setAllocationTracing(true);
+  Step step;
+  for (auto _ : state) {
+    step();
+    libtorch_tidy::detail::probeSample(__FILE__, __LINE__, nullptr);
+  }
+  libtorch_tidy::setAllocationTracing(false);
+}
+BENCHMARK(BM_TrainStepTrace)->Unit(benchmark::kMicrosecond)->MinTime(1.0);
+
+// The graph walk of the evidence on a 10^6-node chain (a history carried over
+// 10^6 iterations), uncapped and at the default cap.
+void BM_GraphWalkMillionNodes(benchmark::State& state) {
+  static torch::Tensor chain = [] {
+    auto x = torch::ones({1}, torch::requires_grad());
+    torch::Tensor y = x;
+    for (int i = 0; i < 1000000; ++i) y = y + 1;
+    return y;
+  }();
+  for (auto _ : state) {
+    auto walk = libtorch_tidy::walkGraph({chain}, state.range(0));
+    benchmark::DoNotOptimize(walk.nodes);
+  }
+}
+BENCHMARK(BM_GraphWalkMillionNodes)->Arg(2000000)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 // The pieces: one small tensor allocated and freed, without and with the
 // counting allocator; one probe sample alone.
 void BM_AllocFree(benchmark::State& state) {
@@ -80,6 +113,14 @@ void BM_AllocFreeCounting(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(torch::empty({16}));
 }
 BENCHMARK(BM_AllocFreeCounting)->Unit(benchmark::kNanosecond);
+
+void BM_AllocFreeTraced(benchmark::State& state) {
+  libtorch_tidy::ScopedCountingAllocator counting;
+  libtorch_tidy::setAllocationTracing(true);
+  for (auto _ : state) benchmark::DoNotOptimize(torch::empty({16}));
+  libtorch_tidy::setAllocationTracing(false);
+}
+BENCHMARK(BM_AllocFreeTraced)->Unit(benchmark::kNanosecond);
 
 void BM_ProbeSampleAlone(benchmark::State& state) {
   libtorch_tidy::ScopedCountingAllocator counting;

@@ -10,7 +10,9 @@
 //   }
 //
 // The step runs warm-up + measured iterations (5 + 45 by default) with the
-// counting allocator installed; on failure the message holds the table.
+// counting allocator installed; on failure the message holds the table and,
+// for a growing step, its culprit (the node types that grow, from history_of;
+// the allocation sites with libtorch_tidy::setAllocationTracing(true)).
 // Header-only: the runtime library itself does not depend on GoogleTest.
 #pragma once
 
@@ -25,13 +27,15 @@ namespace testing {
 
 inline ::testing::AssertionResult memoryGrowthIs(bool expect_growing, const std::function<void()>& step,
                                                  const MeasureOptions& options = {}) {
-  Series series = measureLoop(step, options);
+  EvidenceSamples samples;
+  Series series = measureLoop(step, options, &samples);
   Analysis analysis = analyze(series, options.thresholds);
+  Evidence evidence = computeEvidence(samples, series.warmup, options.thresholds);
   bool growing = analysis.verdict == Verdict::Growing;
-  if (growing == expect_growing) return ::testing::AssertionSuccess() << toTable(series, analysis);
+  if (growing == expect_growing) return ::testing::AssertionSuccess() << toTable(series, analysis, evidence);
   return ::testing::AssertionFailure() << "expected the step's memory to be "
                                        << (expect_growing ? "growing" : "flat") << ", measured:\n"
-                                       << toTable(series, analysis);
+                                       << toTable(series, analysis, evidence);
 }
 
 inline ::testing::AssertionResult NoMemoryGrowth(const std::function<void()>& step,

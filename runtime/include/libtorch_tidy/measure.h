@@ -1,6 +1,7 @@
 // libtorch-tidy runtime: run a step function and judge its memory.
 #pragma once
 
+#include <libtorch_tidy/evidence.h>
 #include <libtorch_tidy/series.h>
 
 #include <ATen/core/Tensor.h>
@@ -23,6 +24,10 @@ struct MeasureOptions {
 // Installs the counting allocator, runs `step` warmup + iterations times,
 // samples after each, uninstalls it, returns the series.
 Series measureLoop(const std::function<void()>& step, const MeasureOptions& options = {});
+// The same, also collecting each sample's evidence (the graph of
+// history_of's tensors; allocation sites while tracing is on) for
+// computeEvidence().
+Series measureLoop(const std::function<void()>& step, const MeasureOptions& options, EvidenceSamples* evidence);
 
 // One sample of the process's state now (counting allocator, CUDA, history of
 // `tensors`). The CPU peak window and the CUDA peak restart after it.

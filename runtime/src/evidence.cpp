@@ -2,6 +2,7 @@
 // counts: what grows per iteration (node types, sites), judged over the same
 // samples and with the same Theil-Sen slope as the loop itself.
 #include <libtorch_tidy/evidence.h>
+#include "text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,32 +14,9 @@
 namespace libtorch_tidy {
 namespace {
 
-std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* format, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
-
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double v) { return std::isfinite(v) ? fmt("%.6g", v) : "null"; }
+using text::fmt;
+using text::jsonNumber;
+using text::jsonString;
 
 std::string bytesText(double b) {
   double a = std::fabs(b);

@@ -1,4 +1,5 @@
 #include <libtorch_tidy/series.h>
+#include "text.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -61,35 +62,9 @@ std::vector<double> column(const std::vector<Sample>& s, const std::function<dou
   return out;
 }
 
-std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* format, ...) {
-  char buf[256];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
-
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt("%.6g", v);
-}
+using text::fmt;
+using text::jsonNumber;
+using text::jsonString;
 
 std::string trendJson(const Trend& t) {
   if (!t.measured) return "null";

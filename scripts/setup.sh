@@ -13,7 +13,7 @@ LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
 BUILD_DIR=${BUILD_DIR:-build}
 EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 
-packages=(cmake ninja-build g++ python3 git
+packages=(cmake ninja-build g++ python3 git ccache
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
           dpkg-dev fakeroot
@@ -43,7 +43,13 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonsche
   || echo "setup: python3 has no jsonschema module; the driver's SARIF test will fail" >&2
 
 mkdir -p "$BUILD_DIR"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# A compiler cache: rebuilds (a second LLVM version's plugin, CI on a machine
+# that built before, another checkout) reuse objects; paths are hashed
+# relative to the checkout, so a clone elsewhere hits the same entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(pwd)}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD_DIR" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DLIBTORCH_TIDY_LLVM_VERSION="$LLVM_V" ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
   || { cat "$BUILD_DIR/configure.log"; exit 1; }
 cmake --build "$BUILD_DIR" -j"$(nproc)"
@@ -51,7 +57,7 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 for v in $EXTRA_V; do
   [ "$v" = "$LLVM_V" ] && continue
   mkdir -p "build-$v"
-  cmake -S . -B "build-$v" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLIBTORCH_TIDY_LLVM_VERSION="$v" \
+  cmake -S . -B "build-$v" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DLIBTORCH_TIDY_LLVM_VERSION="$v" \
     -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF \
     ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"build-$v/configure.log" 2>&1 \
     || { cat "build-$v/configure.log"; exit 1; }

@@ -1,0 +1,227 @@
+"""libtorch-tidy in Bazel: an aspect over cc_* targets and a report rule.
+
+libtorch_tidy_aspect visits the cc_* targets of the main repository (through
+`deps`) and runs libtorch-tidy on each C++ source with the target's own compile
+command: the C++ toolchain's flags for a compile of that file, the target's
+copts, and its CcInfo compilation context (includes, quote and system includes,
+defines). Each source gives one declared output, the driver's JSON report of
+that translation unit, so a remote cache stores it and a remote executor runs
+it; a changed source (or header it may include) re-runs that source alone.
+
+The per-source action runs the libtorch-tidy command on a one-entry compile
+database rather than clang-tidy directly: the command's JSON report is what
+`libtorch-tidy merge` reads (clang-tidy's own output is not), and the command
+applies the same LibTorch prefilter, header filter, deduplication and
+fingerprints as a run outside Bazel, so the findings are the same. Its own
+results cache and precompiled header are off (--no-cache --no-pch): Bazel caches.
+
+libtorch_tidy_report merges the reports of its `deps` (the aspect applied to
+them) into one text, JSON, SARIF, GitHub or GitLab report with
+`libtorch-tidy merge`.
+
+--@libtorch_tidy//:fail_on_findings fails the build on any finding: the
+aspect's output group then holds one check per target, and the report rule
+fails, each printing the findings. The reports themselves stay cached.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "CPP_COMPILE_ACTION_NAME")
+
+LibTorchTidyInfo = provider(
+    doc = "The per-source reports of a target and its deps, with the sources they name.",
+    fields = {
+        "reports": "depset of File: the driver's JSON report of each source",
+        "sources": "depset of File: the sources (and headers) the reports point into",
+    },
+)
+
+_FlagInfo = provider(fields = ["value"])
+
+def _flag_impl(ctx):
+    return [_FlagInfo(value = ctx.build_setting_value)]
+
+bool_flag = rule(
+    implementation = _flag_impl,
+    build_setting = config.bool(flag = True),
+    doc = "A boolean command-line setting (--@libtorch_tidy//:NAME=true).",
+)
+
+_CXX_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "cu"]
+
+# GCC options that clang rejects as unknown arguments (Bazel's autoconfigured
+# GCC toolchain passes them); clang-tidy parses with clang.
+_GCC_ONLY = ["-fno-canonical-system-headers"]
+
+def _tool(ctx, name):
+    return getattr(ctx.attr, name).files.to_list()[0]
+
+def _tools(ctx):
+    return [_tool(ctx, "_driver"), _tool(ctx, "_clang_tidy"), _tool(ctx, "_plugin"), _tool(ctx, "_config")]
+
+def _compile_arguments(ctx, target, src, cc_toolchain, feature_configuration):
+    cc = target[CcInfo].compilation_context
+    copts = [ctx.expand_make_variables("copts", c, {}) for c in getattr(ctx.rule.attr, "copts", [])]
+    local_defines = ["-D" + d for d in getattr(ctx.rule.attr, "local_defines", [])]
+    variables = cc_common.create_compile_variables(
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        user_compile_flags = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + copts + local_defines,
+        source_file = src.path,
+        include_directories = cc.includes,
+        quote_include_directories = cc.quote_includes,
+        system_include_directories = cc.system_includes,
+        preprocessor_defines = cc.defines,
+    )
+    flags = cc_common.get_memory_inefficient_command_line(
+        feature_configuration = feature_configuration,
+        action_name = CPP_COMPILE_ACTION_NAME,
+        variables = variables,
+    )
+    compiler = cc_common.get_tool_for_action(
+        feature_configuration = feature_configuration,
+        action_name = CPP_COMPILE_ACTION_NAME,
+    )
+    return [compiler] + [f for f in flags if f not in _GCC_ONLY]
+
+def _report_path(target, src):
+    # One report per source, beside the target's outputs.
+    return "_libtorch_tidy/%s/%s.json" % (target.label.name, src.short_path.replace("../", "external/"))
+
+def _gate(ctx, name, reports, sources, description):
+    """Fails the build when the reports hold findings (with the flag set)."""
+    stamp = ctx.actions.declare_file(name)
+    args = ctx.actions.args()
+    args.add("gate")
+    args.add(_tool(ctx, "_driver"))
+    args.add(stamp)
+    args.add_all(reports)
+    ctx.actions.run(
+        executable = ctx.file._runner,
+        arguments = [args],
+        inputs = depset([_tool(ctx, "_driver")], transitive = [reports, sources]),
+        outputs = [stamp],
+        mnemonic = "LibTorchTidyGate",
+        progress_message = description,
+    )
+    return stamp
+
+def _aspect_impl(target, ctx):
+    direct_reports = []
+    direct_sources = []
+    srcs = []
+    if CcInfo in target and not target.label.workspace_root and hasattr(ctx.rule.attr, "srcs"):
+        for s in ctx.rule.attr.srcs:
+            for f in s.files.to_list():
+                if f.extension in _CXX_EXTENSIONS and f.is_source:
+                    srcs.append(f)
+    if srcs:
+        cc_toolchain = find_cpp_toolchain(ctx)
+        feature_configuration = cc_common.configure_features(
+            ctx = ctx,
+            cc_toolchain = cc_toolchain,
+            requested_features = ctx.features,
+            unsupported_features = ctx.disabled_features,
+        )
+        headers = target[CcInfo].compilation_context.headers
+        driver, clang_tidy, plugin, config = _tools(ctx)
+        for src in srcs:
+            report = ctx.actions.declare_file(_report_path(target, src))
+            # The compile database: one entry, the directory filled in by the
+            # action (the execution root differs from machine to machine and
+            # must stay out of the action key).
+            database = ctx.actions.declare_file(report.basename[:-len(".json")] + ".compdb.json", sibling = report)
+            ctx.actions.write(database, json.encode([{
+                "directory": "@EXECROOT@",
+                "file": src.path,
+                "arguments": _compile_arguments(ctx, target, src, cc_toolchain, feature_configuration),
+            }]))
+            args = ctx.actions.args()
+            args.add("analyse")
+            args.add_all([driver, clang_tidy, plugin, config, database, report])
+            ctx.actions.run(
+                executable = ctx.file._runner,
+                arguments = [args],
+                inputs = depset(
+                    [src, database, driver, clang_tidy, plugin, config],
+                    transitive = [headers, ctx.attr._clang_tidy_data.files],
+                ),
+                outputs = [report],
+                mnemonic = "LibTorchTidy",
+                progress_message = "libtorch-tidy %s" % src.short_path,
+            )
+            direct_reports.append(report)
+            direct_sources.append(src)
+        direct_sources_set = depset(direct_sources, transitive = [headers])
+    else:
+        direct_sources_set = depset()
+
+    deps = [d[LibTorchTidyInfo] for d in getattr(ctx.rule.attr, "deps", []) if LibTorchTidyInfo in d]
+    reports = depset(direct_reports, transitive = [d.reports for d in deps])
+    sources = depset(transitive = [direct_sources_set] + [d.sources for d in deps])
+    outputs = depset(direct_reports)
+    if direct_reports and ctx.attr._fail_on_findings[_FlagInfo].value:
+        gate = _gate(
+            ctx,
+            "_libtorch_tidy/%s.ok" % target.label.name,
+            depset(direct_reports),
+            direct_sources_set,
+            "libtorch-tidy findings of %s" % target.label,
+        )
+        outputs = depset(direct_reports + [gate])
+    return [
+        LibTorchTidyInfo(reports = reports, sources = sources),
+        OutputGroupInfo(libtorch_tidy = outputs),
+    ]
+
+_TOOL_ATTRS = {
+    "_driver": attr.label(default = Label("//:driver"), allow_single_file = True, cfg = "exec"),
+    "_clang_tidy": attr.label(default = Label("//:clang_tidy"), allow_single_file = True, cfg = "exec"),
+    "_clang_tidy_data": attr.label(default = Label("//:clang_tidy_data"), allow_files = True, cfg = "exec"),
+    "_plugin": attr.label(default = Label("//:plugin"), allow_single_file = True, cfg = "exec"),
+    "_config": attr.label(default = Label("//:config"), allow_single_file = True),
+    "_runner": attr.label(default = Label("//:runner.sh"), allow_single_file = True, cfg = "exec"),
+    "_fail_on_findings": attr.label(default = Label("//:fail_on_findings")),
+}
+
+libtorch_tidy_aspect = aspect(
+    implementation = _aspect_impl,
+    attr_aspects = ["deps"],
+    attrs = dict(_TOOL_ATTRS, _cc_toolchain = attr.label(
+        default = Label("@bazel_tools//tools/cpp:current_cc_toolchain"),
+    )),
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    doc = "Runs libtorch-tidy on every C++ source of the cc_* targets it visits " +
+          "(output group libtorch_tidy: one JSON report per source).",
+)
+
+def _report_impl(ctx):
+    infos = [d[LibTorchTidyInfo] for d in ctx.attr.deps]
+    reports = depset(transitive = [i.reports for i in infos])
+    sources = depset(transitive = [i.sources for i in infos])
+    out = ctx.actions.declare_file(ctx.label.name + "." + {"text": "txt", "github": "txt", "sarif": "sarif"}.get(ctx.attr.format, "json"))
+    args = ctx.actions.args()
+    args.add("merge")
+    args.add(_tool(ctx, "_driver"))
+    args.add(ctx.attr.format)
+    args.add(out)
+    args.add("true" if ctx.attr._fail_on_findings[_FlagInfo].value else "false")
+    args.add_all(reports)
+    ctx.actions.run(
+        executable = ctx.file._runner,
+        arguments = [args],
+        inputs = depset([_tool(ctx, "_driver")], transitive = [reports, sources]),
+        outputs = [out],
+        mnemonic = "LibTorchTidyMerge",
+        progress_message = "libtorch-tidy merge %s" % ctx.label,
+    )
+    return [DefaultInfo(files = depset([out]))]
+
+libtorch_tidy_report = rule(
+    implementation = _report_impl,
+    attrs = dict(_TOOL_ATTRS, **{
+        "deps": attr.label_list(aspects = [libtorch_tidy_aspect], doc = "cc_* targets to analyse"),
+        "format": attr.string(default = "json", values = ["text", "json", "sarif", "github", "gitlab"]),
+    }),
+    doc = "One report (text, json, sarif, github, gitlab) of the findings in deps and their deps.",
+)

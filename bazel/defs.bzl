@@ -19,9 +19,11 @@ libtorch_tidy_report merges the reports of its `deps` (the aspect applied to
 them) into one text, JSON, SARIF, GitHub or GitLab report with
 `libtorch-tidy merge`.
 
---@libtorch_tidy//:fail_on_findings fails the build on any finding: the
-aspect's output group then holds one check per target, and the report rule
-fails, each printing the findings. The reports themselves stay cached.
+Failing the build on findings: the output group libtorch_tidy_check holds the
+reports and, per target, a check that fails printing the target's findings
+(the reports stay cached; asking for the group changes no action key, so a
+build that asks for it reuses the analyses). A libtorch_tidy_report offers the
+same group, and fail_on_findings = True makes the report itself fail.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -32,18 +34,8 @@ LibTorchTidyInfo = provider(
     fields = {
         "reports": "depset of File: the driver's JSON report of each source",
         "sources": "depset of File: the sources (and headers) the reports point into",
+        "checks": "depset of File: one stamp per target, made only when its reports hold no finding",
     },
-)
-
-_FlagInfo = provider(fields = ["value"])
-
-def _flag_impl(ctx):
-    return [_FlagInfo(value = ctx.build_setting_value)]
-
-bool_flag = rule(
-    implementation = _flag_impl,
-    build_setting = config.bool(flag = True),
-    doc = "A boolean command-line setting (--@libtorch_tidy//:NAME=true).",
 )
 
 _CXX_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "cu"]
@@ -158,19 +150,22 @@ def _aspect_impl(target, ctx):
     deps = [d[LibTorchTidyInfo] for d in getattr(ctx.rule.attr, "deps", []) if LibTorchTidyInfo in d]
     reports = depset(direct_reports, transitive = [d.reports for d in deps])
     sources = depset(transitive = [direct_sources_set] + [d.sources for d in deps])
-    outputs = depset(direct_reports)
-    if direct_reports and ctx.attr._fail_on_findings[_FlagInfo].value:
-        gate = _gate(
+    gates = []
+    if direct_reports:
+        gates.append(_gate(
             ctx,
             "_libtorch_tidy/%s.ok" % target.label.name,
             depset(direct_reports),
             direct_sources_set,
             "libtorch-tidy findings of %s" % target.label,
-        )
-        outputs = depset(direct_reports + [gate])
+        ))
+    checks = depset(gates, transitive = [d.checks for d in deps])
     return [
-        LibTorchTidyInfo(reports = reports, sources = sources),
-        OutputGroupInfo(libtorch_tidy = outputs),
+        LibTorchTidyInfo(reports = reports, sources = sources, checks = checks),
+        OutputGroupInfo(
+            libtorch_tidy = reports,
+            libtorch_tidy_check = depset(transitive = [reports, checks]),
+        ),
     ]
 
 _TOOL_ATTRS = {
@@ -180,7 +175,6 @@ _TOOL_ATTRS = {
     "_plugin": attr.label(default = Label("//:plugin"), allow_single_file = True, cfg = "exec"),
     "_config": attr.label(default = Label("//:config"), allow_single_file = True),
     "_runner": attr.label(default = Label("//:runner.sh"), allow_single_file = True, cfg = "exec"),
-    "_fail_on_findings": attr.label(default = Label("//:fail_on_findings")),
 }
 
 libtorch_tidy_aspect = aspect(
@@ -205,7 +199,7 @@ def _report_impl(ctx):
     args.add(_tool(ctx, "_driver"))
     args.add(ctx.attr.format)
     args.add(out)
-    args.add("true" if ctx.attr._fail_on_findings[_FlagInfo].value else "false")
+    args.add("true" if ctx.attr.fail_on_findings else "false")
     args.add_all(reports)
     ctx.actions.run(
         executable = ctx.file._runner,
@@ -215,13 +209,18 @@ def _report_impl(ctx):
         mnemonic = "LibTorchTidyMerge",
         progress_message = "libtorch-tidy merge %s" % ctx.label,
     )
-    return [DefaultInfo(files = depset([out]))]
+    gate = _gate(ctx, ctx.label.name + ".ok", reports, sources, "libtorch-tidy findings of %s" % ctx.label)
+    return [
+        DefaultInfo(files = depset([out])),
+        OutputGroupInfo(libtorch_tidy = depset([out]), libtorch_tidy_check = depset([out, gate])),
+    ]
 
 libtorch_tidy_report = rule(
     implementation = _report_impl,
     attrs = dict(_TOOL_ATTRS, **{
         "deps": attr.label_list(aspects = [libtorch_tidy_aspect], doc = "cc_* targets to analyse"),
         "format": attr.string(default = "json", values = ["text", "json", "sarif", "github", "gitlab"]),
+        "fail_on_findings": attr.bool(default = False, doc = "Fail building the report when it holds findings"),
     }),
     doc = "One report (text, json, sarif, github, gitlab) of the findings in deps and their deps.",
 )

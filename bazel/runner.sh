@@ -38,7 +38,7 @@ merge)
   rc=$?
   if [ $rc -eq 1 ] && [ "$fail" = true ]; then
     "$driver" merge --format=text "$@" >&2
-    echo "libtorch-tidy: findings (--@libtorch_tidy//:fail_on_findings)" >&2
+    echo "libtorch-tidy: findings (fail_on_findings)" >&2
     exit 1
   fi
   [ $rc -le 1 ] && [ -f "$out" ]
@@ -52,7 +52,7 @@ gate)
     : > "$stamp"
     exit 0
   fi
-  [ $rc -eq 1 ] && echo "libtorch-tidy: findings (--@libtorch_tidy//:fail_on_findings)" >&2
+  [ $rc -eq 1 ] && echo "libtorch-tidy: findings (fail_on_findings)" >&2
   exit 1
   ;;
 *)

@@ -135,6 +135,45 @@ std::string toolIdentity(const std::string &Tidy, const std::string &Plugin,
                     Hasher.hash(Plugin), Scope.empty() ? "" : Hasher.hash(Scope)});
 }
 
+/// The compile command without what does not change the analysis: the
+/// compiler's -c, the output and dependency-file options and the main file
+/// (keyed apart).
+static std::vector<std::string> analysisArguments(const CompileCommand &C) {
+  std::vector<std::string> Out;
+  const std::vector<std::string> &A = C.Arguments;
+  for (size_t I = 0; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    if (I == 0) { // the compiler
+      Out.push_back(Arg.str());
+      continue;
+    }
+    if (Arg == "-c" || llvm::is_contained({"-MD", "-MMD", "-MP", "-MG", "-M", "-MM"}, Arg))
+      continue;
+    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ") {
+      ++I;
+      continue;
+    }
+    if (Arg.starts_with("-o") || Arg.starts_with("-MF") || Arg.starts_with("-MT") || Arg.starts_with("-MQ"))
+      continue;
+    Out.push_back(Arg.str());
+  }
+  return Out;
+}
+
+/// Whether an argument names a path relative to the command's directory: a
+/// relative input, or a relative directory or file of a path-taking option
+/// (or, erring on the safe side, any other option's separate value).
+static bool hasRelativePath(llvm::StringRef Arg) {
+  for (llvm::StringRef Flag : {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros",
+                               "-isysroot", "--sysroot=", "-F", "-L", "-fprofile-use=", "-Xclang"})
+    if (Arg.consume_front(Flag))
+      break;
+  Arg.consume_front("=");
+  if (Arg.empty() || Arg.starts_with("-"))
+    return false;
+  return !llvm::sys::path::is_absolute(Arg);
+}
+
 /// The key of a translation unit's results before its headers are known
 /// (ResultCache.h): tools, options, configuration files, command, main file.
 std::string commandKey(const std::string &ToolId, const TidyOptions &T, const CompileCommand &C,
@@ -154,11 +193,17 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
     if (Dir == llvm::sys::path::root_path(Dir))
       break;
   }
-  Parts.push_back(C.Directory);
+  // The output and dependency files change nothing clang-tidy reports, and the
+  // directory matters only through relative paths: without them, build
+  // directories and sub-projects that compile the same file with the same
+  // flags share one entry (with a shared --cache-dir).
+  std::vector<std::string> Args = analysisArguments(C);
+  if (llvm::any_of(llvm::drop_begin(Args), [](const std::string &A) { return hasRelativePath(A); }))
+    Parts.push_back(C.Directory);
   Parts.push_back(C.File);
   Parts.push_back(Hasher.hash(C.File));
   Parts.push_back("args");
-  Parts.insert(Parts.end(), C.Arguments.begin(), C.Arguments.end());
+  Parts.insert(Parts.end(), Args.begin(), Args.end());
   return hashParts(Parts);
 }
 

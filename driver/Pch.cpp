@@ -4,6 +4,7 @@
 #include "Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -11,6 +12,28 @@
 namespace libtorch_tidy {
 
 namespace fs = llvm::sys::fs;
+
+bool isStandardLibraryHeader(llvm::StringRef Name) {
+  // C++17 (and later) standard library headers, and the C library's as C++
+  // and C spell them.
+  static const llvm::StringSet<> Headers = {
+      "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "charconv", "chrono", "codecvt",
+      "compare", "complex", "concepts", "condition_variable", "coroutine", "deque", "exception",
+      "execution", "expected", "filesystem", "format", "forward_list", "fstream", "functional", "future",
+      "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "latch", "limits",
+      "list", "locale", "map", "memory", "memory_resource", "mutex", "new", "numbers", "numeric",
+      "optional", "ostream", "queue", "random", "ranges", "ratio", "regex", "scoped_allocator",
+      "semaphore", "set", "shared_mutex", "source_location", "span", "sstream", "stack", "stdexcept",
+      "stop_token", "streambuf", "string", "string_view", "syncstream", "system_error", "thread", "tuple",
+      "type_traits", "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray",
+      "variant", "vector", "version", "cassert", "cctype", "cerrno", "cfenv", "cfloat", "cinttypes",
+      "climits", "clocale", "cmath", "csetjmp", "csignal", "cstdarg", "cstddef", "cstdint", "cstdio",
+      "cstdlib", "cstring", "ctime", "cuchar", "cwchar", "cwctype", "assert.h", "ctype.h", "errno.h",
+      "fenv.h", "float.h", "inttypes.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h",
+      "stdarg.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h", "uchar.h",
+      "wchar.h", "wctype.h"};
+  return Headers.contains(Name);
+}
 
 std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
   struct Include {
@@ -85,9 +108,22 @@ std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
                                                : Stop + " before the first LibTorch #include";
     return {};
   }
-  std::string Prefix;
+  // Standard library headers before the LibTorch ones are left out of the
+  // header: they define nothing LibTorch's headers depend on (LibTorch includes
+  // what it needs of them itself), so files that list different ones still
+  // share one precompiled header. Any other angled header (a third-party
+  // library's, which might define macros LibTorch reads) keeps the whole list.
+  bool OnlyStandard = true;
   for (size_t I = 0; I <= Last; ++I)
-    Prefix += "#include <" + Includes[I].Name + ">\n";
+    OnlyStandard &= isLibTorchInclude(Includes[I].Name) || isStandardLibraryHeader(Includes[I].Name);
+  std::string Prefix;
+  llvm::StringSet<> Seen;
+  for (size_t I = 0; I <= Last; ++I) {
+    if (OnlyStandard && !isLibTorchInclude(Includes[I].Name))
+      continue;
+    if (Seen.insert(Includes[I].Name).second)
+      Prefix += "#include <" + Includes[I].Name + ">\n";
+  }
   return Prefix;
 }
 

@@ -10,7 +10,10 @@
 // A precompiled header is the same as its text included before the main
 // file, so it applies only where the main file starts with it: the plan takes
 // the leading #include lines of the file (comments and blank lines between
-// them allowed) up to the last LibTorch one, all angled; anything else before
+// them allowed) up to the last LibTorch one, all angled, and of those only the
+// LibTorch ones when the others are standard library headers, which LibTorch's
+// headers do not depend on: one precompiled header then serves files that list
+// different standard headers before <torch/torch.h>; anything else before
 // (a #define, an #if, a quoted project header) makes the translation unit a
 // plain parse, as do forced includes (-include, -imacros), modules and an
 // explicit -x. The main file includes those headers again, which their
@@ -47,9 +50,14 @@ struct PchPlan {
 PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> ExtraArgs,
                 llvm::StringRef ClangId);
 
-/// The leading #include lines of a main file up to the last LibTorch one, or
-/// empty with the reason; exposed for tests.
+/// The header to precompile for a main file: its leading #include lines up
+/// to the last LibTorch one, or only the LibTorch ones when the others are
+/// standard library headers (so that files listing different ones share it);
+/// empty with the reason when the file does not start that way.
 std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot);
+
+/// Whether an angled #include names a C++ or C standard library header.
+bool isStandardLibraryHeader(llvm::StringRef Name);
 
 /// The clang++ beside clang-tidy (same LLVM installation), empty when none.
 std::string clangBesideTidy(llvm::StringRef ClangTidy);

@@ -2,9 +2,11 @@
 # The Debian package of a build, used from its files alone:
 #   deb_test.sh BUILD_DIR SOURCE_DIR LLVM_MAJOR TORCH_CXXFLAGS [TORCH_DIR]
 # builds it with CPack, checks its name, dependencies and layout, unpacks it
-# into a fresh root, runs the unpacked libtorch-tidy on a bundled example and,
-# when the package holds the runtime companion, configures a project that does
-# find_package(LibTorchTidyRuntime) from the unpacked root.
+# into a fresh root, runs the unpacked libtorch-tidy on a bundled example,
+# builds a project that runs the checks in its build through
+# find_package(LibTorchTidy) and libtorch_tidy_enable() from the unpacked root
+# and, when the package holds the runtime companion, configures a project that
+# does find_package(LibTorchTidyRuntime) from the unpacked root.
 set -euo pipefail
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) v=$3 torch_cxxflags=$4 torch_dir=${5:-}
 work=$build/test/package
@@ -33,6 +35,7 @@ dpkg-deb -x "$deb" "$root"
 has_runtime=0
 [ -f "$root/usr/lib/libtorch_tidy_runtime.so" ] && has_runtime=1
 for f in usr/bin/libtorch-tidy usr/bin/libtorch-tidy-instrument usr/lib/LibTorchTidy.so \
+         usr/lib/cmake/LibTorchTidy/LibTorchTidyConfig.cmake usr/lib/cmake/LibTorchTidy/LibTorchTidyFunctions.cmake \
          usr/share/doc/libtorch-tidy/README.md usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md; do
   [ -e "$root/$f" ] || fail "the package lacks /$f"
 done
@@ -60,6 +63,22 @@ grep -q "file://$root/usr/share/doc/libtorch-tidy/checks/torch-accumulated-histo
   || fail "the report does not link the installed docs"
 "$root/usr/bin/libtorch-tidy" --version | grep -q "for clang-tidy $v" || fail "not the libtorch-tidy for clang-tidy $v"
 echo "libtorch-tidy from the package: torch-accumulated-history found in the example"
+
+# The checks in a CMake build: find_package(LibTorchTidy) resolves into the
+# unpacked root, libtorch_tidy_enable() loads the package's plugin, and a
+# finding fails the build with WARNINGS_AS_ERRORS (mock LibTorch headers: the
+# build compiles without LibTorch).
+cmake -S "$src/test/driver/Inputs/cmake-enable" -B "$work/enable" -G Ninja -DCMAKE_PREFIX_PATH="$root/usr" \
+      -DMOCKS="$src/test/checks/Inputs" -DENABLE_ARGS=WARNINGS_AS_ERRORS > "$work/enable.log" 2>&1 \
+  || { cat "$work/enable.log"; fail "configuring the libtorch_tidy_enable project failed"; }
+grep -q "LibTorchTidy_DIR:PATH=$root/usr/lib/cmake/LibTorchTidy" "$work/enable/CMakeCache.txt" \
+  || fail "find_package(LibTorchTidy) did not find the package's config"
+grep -q -- "--load=$root/usr/lib/LibTorchTidy.so" "$work/enable/CMakeFiles/rules.ninja" \
+  || fail "libtorch_tidy_enable does not load the package's plugin"
+! cmake --build "$work/enable" > "$work/enable-build.log" 2>&1 || fail "a finding did not fail the build"
+grep -q "evaluate.cpp:7:21: error: forward pass in evaluation code" "$work/enable-build.log" \
+  || { cat "$work/enable-build.log"; fail "no torch-eval-without-no-grad error in the build output"; }
+echo "libtorch_tidy_enable from the package: the finding fails the build"
 
 # A downstream project: find_package(LibTorchTidyRuntime) resolves into the
 # unpacked root (configured only: test/runtime's install test builds and runs

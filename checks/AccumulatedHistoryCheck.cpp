@@ -2,6 +2,7 @@
 
 #include "AccumulatedHistoryCheck.h"
 #include "utils/ClangTidyCompat.h"
+#include "utils/AnalysisCore.h"
 #include "utils/ASTHelpers.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
@@ -29,6 +30,11 @@ struct Accumulation {
   /// Appending `.detach()` to Value fixes it (not for `acc = c ? acc + e : e`,
   /// whose other branch stores `e` itself).
   bool Fixable = true;
+  /// `acc[i] = e`, `acc.select(0, i) = e` (the analysis core's indexed
+  /// assignment): a copy into acc's storage, recorded in e's graph.
+  bool Copy = false;
+  /// The accumulator's storage when Acc does not name it directly.
+  const ValueDecl *AccDecl = nullptr;
 };
 
 const Expr *bare(const Expr *E) { return E ? E->IgnoreImplicit()->IgnoreParens() : nullptr; }
@@ -111,12 +117,18 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   Sites.collect(FD, Body, *Result.Context);
   if (isModuleForward(FD))
     return;
+  ASTContext &Ctx = *Result.Context;
   AccumulationCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
+  // keeps every iteration's graph, like a sum.
+  for (const Fact *F : core().facts(FD, Ctx).of(Fact::IndexedAssign))
+    if (F->ObjectDecl && F->Value && isTensorType(F->ObjectDecl->getType()))
+      Collector.Found.push_back({cast<Expr>(F->S), F->Object, F->Value, true, true, F->ObjectDecl});
   if (Collector.Found.empty())
     return;
 
-  ASTContext &Ctx = *Result.Context;
+  HistoryFunctions &Functions = core().history(Ctx);
   const SourceManager &SM = *Result.SourceManager;
   HistoryAnalysis History(Body, Ctx, Functions);
   const ParentMap &PM = History.parentMap();
@@ -124,8 +136,8 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Accumulation &A : Collector.Found) {
     const Stmt *Loop = enclosingLoop(A.Stmt, PM, Body);
-    const ValueDecl *Acc = storageOf(A.Acc);
-    if (!Loop && Acc && !History.isGuarded(A.Stmt)) {
+    const ValueDecl *Acc = A.AccDecl ? A.AccDecl : storageOf(A.Acc);
+    if (!Loop && Acc && !History.isGuarded(A.Stmt) && !A.Copy) {
       if (const auto *Field = dyn_cast<FieldDecl>(Acc))
         checkMemberUpdate(FD, A.Stmt, A.Value, Field, History, ParamHistory, Ctx);
       continue;
@@ -156,12 +168,16 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != A.Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Acc->getName().str();
-    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+    const bool Copy = A.Copy;
+    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy]() {
       {
-        auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
-                           "of every iteration stays alive as long as '%0' does; accumulate a "
-                           "detached value")
-                 << Name << Range;
+        auto D = Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history: "
+                                  "the copy puts '%0' in the graph of every iteration, which stays "
+                                  "alive as long as '%0' does; store a detached value")
+                      : diag(Loc, "'%0' accumulates a tensor that carries autograd history: the "
+                                  "graph of every iteration stays alive as long as '%0' does; "
+                                  "accumulate a detached value");
+        D << Name << Range;
         for (const FixItHint &Fix : Fixes)
           D << Fix;
       }
@@ -178,6 +194,7 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
                                                 const HistoryAnalysis &History,
                                                 std::unique_ptr<HistoryAnalysis> &ParamHistory,
                                                 ASTContext &Ctx) {
+  HistoryFunctions &Functions = core().history(Ctx);
   if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(Stmt, FD->getBody(), History.parentMap()) ||
       History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
       memberLeavesClass(Field, Functions, Ctx))
@@ -193,7 +210,7 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   const SourceManager *SM = &Ctx.getSourceManager();
   Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
                    &Ctx]() {
-    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, Functions, Ctx, *SM);
+    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
     if (Chain.empty())
       return;
     {
@@ -212,7 +229,6 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
 
 void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
   Sites.emitPendingAndClear();
-  Functions.clear();
 }
 
 } // namespace clang::tidy::torch_check

@@ -5,7 +5,7 @@
 
 #include "utils/History.h"
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 #include <functional>
 #include <vector>
 
@@ -16,10 +16,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-accumulated-history.md
-class AccumulatedHistoryCheck : public ClangTidyCheck {
+class AccumulatedHistoryCheck : public CoreCheck {
 public:
-  AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {
+  AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context,
+                          std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {
     Sites.setMaxDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth));
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
@@ -38,7 +39,6 @@ private:
                          const FieldDecl *Field, const HistoryAnalysis &History,
                          std::unique_ptr<HistoryAnalysis> &ParamHistory, ASTContext &Ctx);
 
-  HistoryFunctions Functions;
   /// Also holds the findings until the end of the TU: a function whose every
   /// call site is guarded computes no history.
   CallSiteGuards Sites;

@@ -4,11 +4,11 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
+#include "utils/ExecutionOrder.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -16,18 +16,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_check {
 
 static constexpr llvm::StringLiteral FunctionId = "fn";
-
-namespace {
-class EmptyCacheCollector : public RecursiveASTVisitor<EmptyCacheCollector> {
-public:
-  llvm::SmallVector<const CallExpr *, 4> Calls;
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isEmptyCacheCall(Call))
-      Calls.push_back(Call);
-    return true;
-  }
-};
-} // namespace
 
 void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
@@ -38,21 +26,29 @@ void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  EmptyCacheCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Calls.empty())
+  const FunctionFacts &Facts = core().facts(FD, *Result.Context);
+  if (!Facts.has(Fact::EmptyCache))
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = Facts.parents();
   const SourceManager &SM = *Result.SourceManager;
 
-  for (const CallExpr *Call : Collector.Calls) {
+  for (const Fact *F : Facts.of(Fact::EmptyCache)) {
+    const auto *Call = cast<CallExpr>(F->S);
     const Stmt *Loop = enclosingLoop(Call, PM, Body);
     if (!Loop)
       continue;
     // Once per iteration of an epoch loop (a loop whose body holds another
     // loop) costs little; under a condition (every N steps, after an
     // out-of-memory error) it is deliberate.
-    if (containsLoop(loopBody(Loop)) || isConditionalWithin(Call, Loop, PM))
+    if (containsLoop(loopBody(Loop)))
+      continue;
+    // Under a condition (an if, a catch handler), or skipped on some
+    // iterations by a `continue` or an early exit (execution order from the
+    // CFG; a call in a lambda has no place there and is judged by the
+    // statements around it).
+    const ExecutionOrder &Order = Facts.order();
+    if (isConditionalWithin(Call, Loop, PM) ||
+        (Order.isPlaced(Call) && !Order.runsEveryIteration(Call, Loop)))
       continue;
     SourceLocation Loc = compat::beginLoc(Call);
     diag(Loc, "'emptyCache' on every iteration of a loop gives no memory back to PyTorch: it "

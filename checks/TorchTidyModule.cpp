@@ -1,6 +1,8 @@
 //===--- TorchTidyModule.cpp - libtorch-tidy ------------------------------===//
 //
-// Registers the torch- checks with clang-tidy (alphabetical order).
+// Registers the torch- checks with clang-tidy (alphabetical order). The
+// checks on the analysis core share one AnalysisCore per clang-tidy run
+// (utils/CoreCheck.h): their factories capture it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,17 +24,19 @@
 #include "UnscaledAccumulatedLossCheck.h"
 
 #include "utils/ClangTidyCompat.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
 class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
-    Factories.registerCheck<AccumulatedHistoryCheck>("torch-accumulated-history");
+    auto Core = std::make_shared<AnalysisCore>();
+    registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
     Factories.registerCheck<AutocastNotRestoredCheck>("torch-autocast-not-restored");
     Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
-    Factories.registerCheck<EmptyCacheInLoopCheck>("torch-empty-cache-in-loop");
+    registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
     Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");

@@ -1,6 +1,7 @@
 //===--- TorchNames.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchNames.h"
+#include "TorchMembers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -352,6 +353,65 @@ bool isIntegralScalarTypeExpr(const Expr *E) {
     E = VD->getInit();
   }
   return false;
+}
+
+// ---- tensor members, containers ------------------------------------------
+
+llvm::StringRef tensorMethodName(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier())
+    return {};
+  if (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
+      !isDerivedFromOrSame(MD->getParent(), names::TensorBase))
+    return {};
+  return MD->getName();
+}
+
+TensorMethodKind classifyTensorMethod(const CallExpr *Call) {
+  llvm::StringRef Name = tensorMethodName(Call);
+  if (Name.empty())
+    return TensorMethodKind::Other;
+  if (Name == "detach" || Name == "detach_")
+    return TensorMethodKind::Detach;
+  if (Name == "item" || Name == "cpu")
+    return TensorMethodKind::Sync;
+  if (Name == "to" && Call->getNumArgs() >= 1 && isCPUDeviceExpr(Call->getArg(0)))
+    return TensorMethodKind::Sync;
+  // Members ending in '_' write the tensor, except those that only change
+  // autograd metadata.
+  if (Name.ends_with("_") && Name != "requires_grad_" && Name != "retain_grad_")
+    return TensorMethodKind::InPlace;
+  static constexpr llvm::StringLiteral Views[] = {
+      "view",      "view_as",   "select",  "narrow",  "slice",      "t",       "transpose",
+      "permute",   "squeeze",   "unsqueeze", "expand", "expand_as", "unfold",  "diagonal",
+      "as_strided", "alias",    "real",    "imag",    "unbind",     "split",   "chunk",
+      "index"};
+  if (llvm::is_contained(Views, Name))
+    return TensorMethodKind::View;
+  return TensorMethodKind::Other;
+}
+
+bool isContainerInsertCall(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || !MD->getParent()->isInStdNamespace())
+    return false;
+  static constexpr llvm::StringLiteral Inserts[] = {"push_back", "emplace_back", "insert",
+                                                    "emplace",   "push_front",   "emplace_front",
+                                                    "push",      "insert_or_assign"};
+  return llvm::is_contained(Inserts, MD->getName());
+}
+
+bool isZeroGradCall(const CallExpr *Call) {
+  if (!Call || !calleeIs(Call, "zero_grad"))
+    return false;
+  const CXXRecordDecl *RD = calleeClass(Call);
+  return isOptimizerClass(RD) || isAnyModuleLike(RD) || !moduleMethodName(Call).empty();
+}
+
+bool isCudaSynchronizeCall(const CallExpr *Call) {
+  return Call && isNamed(Call->getDirectCallee(), names::CudaSynchronize);
 }
 
 } // namespace clang::tidy::torch_check

@@ -154,3 +154,29 @@ void another_empty_cache(Net &model, torch::Tensor x) {
     other::emptyCache();
   }
 }
+
+// Execution order from the CFG: a `continue` before the call skips it on some
+// iterations, like an `if` around it.
+void skipped_by_continue(Net &model, torch::Tensor x, bool oom) {
+  for (int i = 0; i < 3; ++i) {
+    model(x);
+    if (!oom)
+      continue;
+    c10::cuda::CUDACachingAllocator::emptyCache();
+  }
+}
+
+// A `break` ends the loop: the call still runs on every iteration that goes on.
+void before_a_break(Net &model, torch::Tensor x, bool done) {
+  for (int i = 0; i < 3; ++i) {
+    if (done)
+      break;
+    model(x); // a break before
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'emptyCache' on every iteration of a loop gives no memory back to PyTorch
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
+    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: remove the call
+  }
+}
+// CHECK-FIXES: {{^}}    model(x); // a break before{{$}}
+// CHECK-FIXES-NEXT: {{^}}    //{{$}}

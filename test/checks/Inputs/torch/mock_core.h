@@ -128,6 +128,11 @@ public:
   Tensor &operator=(const Tensor &) &;
   Tensor &operator=(Tensor &&) &;
   Tensor &operator=(const Scalar &) &;
+  // Assigning to a temporary (`k[0] = v`, `k.select(0, i) = v`) copies into
+  // the viewed storage, as in LibTorch.
+  Tensor &operator=(const Tensor &) &&;
+  Tensor &operator=(Tensor &&) &&;
+  Tensor &operator=(const Scalar &) &&;
 
   void backward(const Tensor &gradient = {}, c10::optional<bool> retain_graph = c10::nullopt,
                 bool create_graph = false, c10::optional<TensorList> inputs = c10::nullopt) const;

@@ -1,0 +1,392 @@
+//===--- AnalysisCore.cpp - libtorch-tidy ---------------------------------===//
+
+#include "AnalysisCore.h"
+#include "GradGuards.h"
+#include "LoopVariables.h"
+#include "Matchers.h"
+#include "Summaries.h"
+#include "TorchNames.h"
+#include "TorchMembers.h"
+#include "TrainingLoop.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace clang::tidy::torch_check {
+
+// ---- one helper per question ------------------------------------------------
+
+static const Expr *stripCopies(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = Cast->getSubExpr();
+    else if (const auto *Tmp = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = Tmp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = Bind->getSubExpr();
+    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Next))
+      Next = Cleanups->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next);
+             Construct && Construct->getNumArgs() == 1 &&
+             Construct->getConstructor()->isCopyOrMoveConstructor())
+      Next = Construct->getArg(0);
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Next);
+             Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+             Op->getNumArgs() == 1)
+      Next = Op->getArg(0);
+    else if (const auto *UO = dyn_cast<UnaryOperator>(Next); UO && UO->getOpcode() == UO_Deref)
+      Next = UO->getSubExpr();
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  return E;
+}
+
+const ValueDecl *namedVariable(const Expr *E) { return namedDecl(stripCopies(E)); }
+
+const ValueDecl *storageVariable(const Expr *E) {
+  // Views first (`k.select(0, i)`, `k.index({...})`), then LoopVariables.h's
+  // storageOf (subscripts, members, std::get, `*p`).
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(stripCopies(E));
+    if (!Call || classifyTensorMethod(Call) != TensorMethodKind::View)
+      break;
+    E = Call->getImplicitObjectArgument();
+  }
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(stripCopies(E));
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+    return storageVariable(Op->getArg(0));
+  return E ? storageOf(E) : nullptr;
+}
+
+/// Member operators called as `a op b` put the object first.
+static unsigned argumentShift(const CallExpr *Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()) &&
+        !cast<CXXMethodDecl>(Op->getDirectCallee())->isStatic())
+      return 1;
+  return 0;
+}
+
+const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex) {
+  if (!Call)
+    return nullptr;
+  unsigned I = ParamIndex + argumentShift(Call);
+  if (I >= Call->getNumArgs())
+    return nullptr;
+  const Expr *Arg = Call->getArg(I);
+  return isa<CXXDefaultArgExpr>(Arg) ? nullptr : Arg;
+}
+
+int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
+  if (!Call || !Arg)
+    return -1;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  unsigned Shift = argumentShift(Call);
+  const Expr *Wanted = Arg->IgnoreParenImpCasts();
+  for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
+    if (Call->getArg(I)->IgnoreParenImpCasts() != Wanted)
+      continue;
+    unsigned P = I - Shift;
+    if (!Callee || P >= Callee->getNumParams())
+      return -1;
+    return static_cast<int>(P);
+  }
+  return -1;
+}
+
+// ---- facts ------------------------------------------------------------------
+
+namespace {
+class FactCollector : public RecursiveASTVisitor<FactCollector> {
+public:
+  FactCollector(std::vector<Fact> &Facts, ASTContext &Ctx) : Facts(Facts), Ctx(Ctx) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++LambdaDepth;
+    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return R;
+  }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    switch (guardVarEffect(VD, Ctx)) {
+    case GradEffect::Disables:
+      add(Fact::GradOff, VD->getInit() ? static_cast<const Stmt *>(VD->getInit()) : nullptr, VD);
+      break;
+    case GradEffect::Enables:
+      add(Fact::GradOn, VD->getInit(), VD);
+      break;
+    case GradEffect::Unknown:
+      add(Fact::GradUnknown, VD->getInit(), VD);
+      break;
+    case GradEffect::None:
+      break;
+    }
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      operatorCall(Op);
+    if (isForwardCall(Call)) {
+      add(Fact::Forward, Call, nullptr, forwardCallObject(Call));
+      return true;
+    }
+    if (isLossFunctionCall(Call)) {
+      add(Fact::Loss, Call);
+      return true;
+    }
+    if (isBackwardOrGradCall(Call)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      bool IsGrad = FD && isNamed(FD, names::AutogradGrad);
+      const Expr *Obj = memberCallObject(Call);
+      if (!Obj && Call->getNumArgs())
+        Obj = Call->getArg(0);
+      add(IsGrad ? Fact::Grad : Fact::Backward, Call, nullptr, Obj);
+      return true;
+    }
+    if (isOptimizerStepCall(Call)) {
+      add(Fact::Step, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    if (isZeroGradCall(Call)) {
+      add(Fact::ZeroGrad, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    switch (classifySetGradEnabled(Call, Ctx)) {
+    case SetGradEnabled::Disables:
+      add(Fact::GradOff, Call);
+      return true;
+    case SetGradEnabled::Enables:
+      add(Fact::GradOn, Call);
+      return true;
+    case SetGradEnabled::Unknown:
+      add(Fact::GradUnknown, Call);
+      return true;
+    case SetGradEnabled::NotACall:
+      break;
+    }
+    llvm::StringRef Method = moduleMethodName(Call);
+    if (Method == "eval") {
+      add(Fact::Eval, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    if (Method == "train") {
+      bool On = true;
+      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+      bool Off = Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
+                 Arg->EvaluateAsBooleanCondition(On, Ctx) && !On;
+      add(Off ? Fact::Eval : Fact::Train, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    switch (classifyTensorMethod(Call)) {
+    case TensorMethodKind::InPlace: {
+      const Expr *Value = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+      add(Fact::InPlace, Call, nullptr, memberCallObject(Call), Value);
+      return true;
+    }
+    case TensorMethodKind::View:
+      add(Fact::View, Call, nullptr, memberCallObject(Call));
+      return true;
+    case TensorMethodKind::Sync:
+      add(Fact::Sync, Call, nullptr, memberCallObject(Call));
+      return true;
+    case TensorMethodKind::Detach:
+    case TensorMethodKind::Other:
+      break;
+    }
+    if (isCudaSynchronizeCall(Call)) {
+      add(Fact::Sync, Call);
+      return true;
+    }
+    if (isEmptyCacheCall(Call)) {
+      add(Fact::EmptyCache, Call);
+      return true;
+    }
+    if (isJitLoadCall(Call)) {
+      add(Fact::Load, Call);
+      return true;
+    }
+    if (isContainerInsertCall(Call)) {
+      const Expr *Value = Call->getNumArgs() ? Call->getArg(Call->getNumArgs() - 1) : nullptr;
+      add(Fact::ContainerInsert, Call, nullptr, memberCallObject(Call), Value);
+      return true;
+    }
+    if (const FunctionDecl *Def = followableCallee(Call, Ctx)) {
+      size_t I = add(Fact::UserCall, Call);
+      Facts[I].Callee = SummaryTable::key(Def);
+      Facts[I].Definition = Def;
+    }
+    return true;
+  }
+
+private:
+  void operatorCall(const CXXOperatorCallExpr *Op) {
+    if (Op->getNumArgs() != 2)
+      return;
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (!MD || (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
+                !isDerivedFromOrSame(MD->getParent(), names::TensorBase)))
+      return;
+    const Expr *LHS = Op->getArg(0)->IgnoreParenImpCasts();
+    switch (Op->getOperator()) {
+    case OO_Equal: {
+      // `k[0] = f(x)` and `k.index({...}) = f(x)` write k's storage (assigning
+      // to a temporary Tensor copies into it); `k = f(x)` rebinds k.
+      const auto *Sub = dyn_cast<CXXOperatorCallExpr>(stripCopies(LHS));
+      const auto *View = dyn_cast<CXXMemberCallExpr>(stripCopies(LHS));
+      bool Indexed = (Sub && Sub->getOperator() == OO_Subscript) ||
+                     (View && classifyTensorMethod(View) == TensorMethodKind::View);
+      if (Indexed)
+        add(Fact::IndexedAssign, Op, nullptr, LHS, Op->getArg(1));
+      return;
+    }
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+    case OO_StarEqual:
+    case OO_SlashEqual:
+      add(Fact::InPlace, Op, nullptr, LHS, Op->getArg(1));
+      return;
+    default:
+      return;
+    }
+  }
+
+  size_t add(Fact::Kind K, const Stmt *S, const ValueDecl *Decl = nullptr,
+             const Expr *Object = nullptr, const Expr *Value = nullptr) {
+    Fact F{K, S};
+    F.Object = Object ? stripHolderArrow(Object) : nullptr;
+    F.ObjectDecl = Decl ? Decl : storageVariable(Object);
+    F.Value = Value;
+    F.InLambda = LambdaDepth > 0;
+    Facts.push_back(F);
+    return Facts.size() - 1;
+  }
+
+  std::vector<Fact> &Facts;
+  ASTContext &Ctx;
+  unsigned LambdaDepth = 0;
+};
+} // namespace
+
+FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
+    : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
+  if (Body)
+    FactCollector(Facts, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+llvm::SmallVector<const Fact *, 4> FunctionFacts::of(Fact::Kind K) const {
+  llvm::SmallVector<const Fact *, 4> Result;
+  for (const Fact &F : Facts)
+    if (F.K == K)
+      Result.push_back(&F);
+  return Result;
+}
+
+bool FunctionFacts::has(Fact::Kind K) const {
+  return llvm::any_of(Facts, [K](const Fact &F) { return F.K == K; });
+}
+
+const Fact *FunctionFacts::factFor(const Stmt *S, Fact::Kind K) const {
+  for (const Fact &F : Facts)
+    if (F.S == S && F.K == K)
+      return &F;
+  return nullptr;
+}
+
+const ParentMap &FunctionFacts::parents() const {
+  if (!PM)
+    PM = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
+  return *PM;
+}
+
+const ExecutionOrder &FunctionFacts::order() const {
+  if (!Order)
+    Order = std::make_unique<ExecutionOrder>(FD, Body, Ctx);
+  return *Order;
+}
+
+bool FunctionFacts::isGuarded(const Stmt *S) const {
+  auto [It, Inserted] = Guarded.try_emplace(S, false);
+  if (Inserted)
+    It->second = isGradDisabledAt(S, parents(), Ctx);
+  return It->second;
+}
+
+// ---- the context ------------------------------------------------------------
+
+AnalysisCore::AnalysisCore() = default;
+AnalysisCore::~AnalysisCore() = default;
+
+void AnalysisCore::sync(ASTContext &Ctx) {
+  if (!Stale && Current == &Ctx)
+    return;
+  Current = &Ctx;
+  Stale = false;
+  Facts.clear();
+  Summaries.reset();
+  History.reset();
+  Calls.reset();
+  Functions.clear();
+  FunctionsListed = false;
+}
+
+const FunctionFacts &AnalysisCore::facts(const FunctionDecl *FD, ASTContext &Ctx) {
+  sync(Ctx);
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def)
+    Def = FD;
+  std::unique_ptr<FunctionFacts> &Slot = Facts[Def];
+  if (!Slot)
+    Slot = std::make_unique<FunctionFacts>(Def, Ctx);
+  return *Slot;
+}
+
+llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx) {
+  sync(Ctx);
+  if (!FunctionsListed) {
+    forEachUserFunction(Ctx.getTranslationUnitDecl(), Ctx.getSourceManager(),
+                        [&](const FunctionDecl *FD) { Functions.push_back(FD); });
+    FunctionsListed = true;
+  }
+  return Functions;
+}
+
+HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
+  sync(Ctx);
+  if (!History)
+    History = std::make_unique<HistoryFunctions>();
+  return *History;
+}
+
+const CallGraph &AnalysisCore::calls(ASTContext &Ctx) {
+  sync(Ctx);
+  if (!Calls) {
+    Calls = std::make_unique<CallGraph>(MaxSummaryDepth);
+    for (const FunctionDecl *FD : userFunctions(Ctx))
+      Calls->collect(FD, FD->getBody(), Ctx);
+  }
+  return *Calls;
+}
+
+const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
+  sync(Ctx);
+  if (!Summaries) {
+    auto Table = std::make_unique<SummaryTable>();
+    llvm::ArrayRef<const FunctionDecl *> All = userFunctions(Ctx);
+    HistoryFunctions &H = history(Ctx);
+    Table->build(
+        All, Ctx, [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); },
+        &H);
+    Summaries = std::move(Table);
+  }
+  return *Summaries;
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,195 @@
+//===--- AnalysisCore.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// The analysis core: one context per translation unit, shared by every
+// torch- check of a clang-tidy run (the way clazy's ClazyContext is shared).
+//
+// Design:
+//   - TorchTidyModule creates one AnalysisCore and every check factory that
+//     builds a check on the core captures it (CoreCheck.h). clang-tidy
+//     creates the checks once per translation unit and runs their matchers in
+//     one MatchFinder, so the core is handed the ASTContext on each query and
+//     forgets everything when it changes (or when a new translation unit
+//     starts: CoreCheck::onStartOfTranslationUnit).
+//   - Per function, one walk of the body gathers its facts (FunctionFacts):
+//     forward passes, losses, backward / autograd::grad, optimizer steps,
+//     zero_grad, grad-mode guards and set_enabled, eval() / train(), in-place
+//     tensor writes (t.add_(x), t += x, indexed assignment `k[0] = f(x)`),
+//     views, container inserts, device syncs, TorchScript loads, and calls of
+//     the user's functions (keyed by their template pattern). The walk
+//     includes the lambdas spelled in the body (marked InLambda).
+//   - Execution order inside the body comes from its CFG (ExecutionOrder.h),
+//     built on first use and kept with the facts.
+//   - Function summaries (Summaries.h) are computed once per translation unit,
+//     bottom-up over the call graph's strongly connected components, from the
+//     facts of every user function.
+//   - The names of LibTorch's classes and members are spelled in TorchNames.h
+//     only; the core asks its predicates.
+//   - One helper per question: which variable an expression names
+//     (namedVariable), which variable's storage it writes (storageVariable),
+//     which argument a parameter receives (argumentFor, parameterIndexFor).
+//
+// Cost: nothing is computed for a function until a check asks about it; the
+// walk visits the user's function bodies only, never LibTorch's headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_ANALYSISCORE_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_ANALYSISCORE_H
+
+#include "CallGraph.h"
+#include "ExecutionOrder.h"
+#include "History.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include <memory>
+#include <vector>
+
+namespace clang::tidy::torch_check {
+
+class SummaryTable;
+
+/// One thing a function body does that a check may ask about.
+struct Fact {
+  enum Kind {
+    Forward,         ///< a module's forward pass (isForwardCall)
+    Loss,            ///< a LibTorch loss function (isLossFunctionCall)
+    Backward,        ///< tensor.backward(), torch::autograd::backward
+    Grad,            ///< torch::autograd::grad
+    Step,            ///< optimizer.step()
+    ZeroGrad,        ///< optimizer.zero_grad(), module->zero_grad()
+    GradOff,         ///< NoGradGuard / InferenceMode / AutoGradMode(false) / set_enabled(false)
+    GradOn,          ///< AutoGradMode(true) / set_enabled(true)
+    GradUnknown,     ///< a guard or set_enabled whose argument is not a constant
+    Eval,            ///< module.eval(), module.train(false)
+    Train,           ///< module.train(), train(true), train(x)
+    InPlace,         ///< t.add_(x), t.copy_(x), t += x: writes Object's storage
+    IndexedAssign,   ///< k[0] = f(x), k.index({...}) = f(x): writes Object's storage
+    View,            ///< t.view(...), t.select(...), t[0]: a view of Object
+    ContainerInsert, ///< v.push_back(x), m.insert(...), m.emplace(...)
+    Sync,            ///< t.item(), t.cpu(), t.to(kCPU), torch::cuda::synchronize()
+    EmptyCache,      ///< CUDACachingAllocator::emptyCache()
+    Load,            ///< torch::jit::load(...)
+    UserCall,        ///< a call of a function defined in the translation unit
+  };
+  Kind K;
+  /// The call, operator call or variable declaration.
+  const Stmt *S;
+  /// The object acted on (the module, optimizer, tensor or container), with
+  /// `->`, `*`, parentheses and casts stripped; null when none.
+  const Expr *Object = nullptr;
+  /// The variable or member Object names (storageVariable); null when none.
+  const ValueDecl *ObjectDecl = nullptr;
+  /// The value written or inserted (IndexedAssign, InPlace, ContainerInsert).
+  const Expr *Value = nullptr;
+  /// UserCall: the callee's key (SummaryTable::key: the template pattern's
+  /// canonical declaration); its definition is Definition.
+  const FunctionDecl *Callee = nullptr;
+  const FunctionDecl *Definition = nullptr;
+  /// Spelled inside a lambda of the body (runs where the lambda is called).
+  bool InLambda = false;
+};
+
+/// The facts of one function body, in the order the walk meets them (source
+/// order; use order() for execution order).
+class FunctionFacts {
+public:
+  FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx);
+
+  const FunctionDecl *function() const { return FD; }
+  const Stmt *body() const { return Body; }
+  llvm::ArrayRef<Fact> all() const { return Facts; }
+  /// The facts of kind \p K.
+  llvm::SmallVector<const Fact *, 4> of(Fact::Kind K) const;
+  bool has(Fact::Kind K) const;
+  /// The fact recorded for \p S, or null.
+  const Fact *factFor(const Stmt *S, Fact::Kind K) const;
+
+  /// The parent map of the body (built on first use).
+  const ParentMap &parents() const;
+  /// The execution order of the body (its CFG, built on first use).
+  const ExecutionOrder &order() const;
+  /// True when autograd is (or may be) off where \p S runs
+  /// (isGradDisabledAt; memoised).
+  bool isGuarded(const Stmt *S) const;
+
+private:
+  const FunctionDecl *FD;
+  const Stmt *Body;
+  ASTContext &Ctx;
+  std::vector<Fact> Facts;
+  mutable std::unique_ptr<ParentMap> PM;
+  mutable std::unique_ptr<ExecutionOrder> Order;
+  mutable llvm::DenseMap<const Stmt *, bool> Guarded;
+};
+
+/// The variable, parameter or data member (of `this`) \p E names, looking
+/// through parentheses, implicit casts, copies and `*`/`->` of pointers and
+/// smart pointers; null when \p E is not such a name.
+const ValueDecl *namedVariable(const Expr *E);
+
+/// The variable whose storage \p E denotes: LoopVariables.h's storageOf
+/// (subscripts, members of a named object, std::get, `*p`), looking first
+/// through tensor views (`k.select(0, i)`, `k.index({...})`, `k.narrow(...)`).
+/// Null when it is not a name.
+const ValueDecl *storageVariable(const Expr *E);
+
+/// The argument \p Call passes to parameter \p ParamIndex of its callee
+/// (member operator calls shift their arguments by one: the object is the
+/// first); null for a default argument or an index out of range.
+const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex);
+
+/// The index of the callee's parameter that receives \p Arg (an argument of
+/// \p Call, compared after stripping parentheses and implicit casts); -1 when
+/// \p Arg is not an argument, is the object of a member operator, or goes to
+/// a variadic part.
+int parameterIndexFor(const CallExpr *Call, const Expr *Arg);
+
+/// The translation unit's shared analysis context.
+class AnalysisCore {
+public:
+  AnalysisCore();
+  ~AnalysisCore();
+
+  /// A new translation unit starts: forget everything at the next query.
+  void beginTranslationUnit() { Stale = true; }
+
+  /// The facts of \p FD's definition (built on first use).
+  const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
+
+  /// The function summaries of the translation unit (built on first use,
+  /// once every function of the translation unit is parsed).
+  const SummaryTable &summaries(ASTContext &Ctx);
+
+  /// The history summaries of the translation unit (History.h), shared.
+  HistoryFunctions &history(ASTContext &Ctx);
+
+  /// The calls between the user's functions of the translation unit, with
+  /// their guards and loops (CallGraph.h), collected once.
+  const CallGraph &calls(ASTContext &Ctx);
+
+  /// Every user function definition of the translation unit (Matchers.h's
+  /// forEachUserFunction), in declaration order.
+  llvm::ArrayRef<const FunctionDecl *> userFunctions(ASTContext &Ctx);
+
+private:
+  void sync(ASTContext &Ctx);
+
+  ASTContext *Current = nullptr;
+  bool Stale = true;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionFacts>> Facts;
+  std::unique_ptr<SummaryTable> Summaries;
+  std::unique_ptr<HistoryFunctions> History;
+  std::unique_ptr<CallGraph> Calls;
+  std::vector<const FunctionDecl *> Functions;
+  bool FunctionsListed = false;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_ANALYSISCORE_H

@@ -1,0 +1,49 @@
+//===--- CoreCheck.h - libtorch-tidy ----------------------------*- C++ -*-===//
+//
+// The base of the checks that query the analysis core (AnalysisCore.h).
+//
+// Design: TorchTidyModule owns one AnalysisCore per clang-tidy run and each
+// factory of a check on the core hands it the same shared pointer
+// (registerCoreCheck). Every check resets the core's translation-unit state
+// when a new translation unit starts; the core also compares the ASTContext
+// it is given, so a stale entry is never read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_CORECHECK_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_CORECHECK_H
+
+#include "AnalysisCore.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include <memory>
+
+namespace clang::tidy::torch_check {
+
+class CoreCheck : public ClangTidyCheck {
+public:
+  CoreCheck(StringRef Name, ClangTidyContext *Context, std::shared_ptr<AnalysisCore> Core)
+      : ClangTidyCheck(Name, Context),
+        Core(Core ? std::move(Core) : std::make_shared<AnalysisCore>()) {}
+  void onStartOfTranslationUnit() override { Core->beginTranslationUnit(); }
+
+protected:
+  AnalysisCore &core() const { return *Core; }
+
+private:
+  std::shared_ptr<AnalysisCore> Core;
+};
+
+/// Registers \p CheckT (constructed with the shared \p Core) as \p Name.
+template <typename CheckT>
+void registerCoreCheck(ClangTidyCheckFactories &Factories, llvm::StringRef Name,
+                       const std::shared_ptr<AnalysisCore> &Core) {
+  Factories.registerCheckFactory(Name, [Core](llvm::StringRef N, ClangTidyContext *Ctx) {
+    return std::make_unique<CheckT>(N, Ctx, Core);
+  });
+}
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_CORECHECK_H

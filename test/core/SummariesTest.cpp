@@ -1,0 +1,229 @@
+//===--- SummariesTest.cpp - libtorch-tidy --------------------------------===//
+//
+// Function summaries (checks/utils/Summaries.h) and the per-function facts of
+// the analysis core (AnalysisCore.h) on snippets against the mock LibTorch
+// headers of test/checks/Inputs.
+
+#include "utils/AnalysisCore.h"
+#include "utils/Summaries.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Tooling/Tooling.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace clang::tidy::torch_check;
+
+namespace {
+
+const char *Prelude = R"cpp(
+#include <torch/torch.h>
+struct NetImpl : torch::nn::Module { torch::Tensor forward(torch::Tensor x); };
+TORCH_MODULE(Net);
+)cpp";
+
+struct Parsed {
+  std::unique_ptr<ASTUnit> AST;
+  AnalysisCore Core;
+  ASTContext &ctx() { return AST->getASTContext(); }
+
+  /// The user function definition whose qualified name is \p Name (for a
+  /// template: any of its analysed definitions).
+  const FunctionDecl *function(llvm::StringRef Name) {
+    for (const FunctionDecl *FD : Core.userFunctions(ctx()))
+      if (FD->getQualifiedNameAsString() == Name)
+        return FD;
+    return nullptr;
+  }
+  const FunctionSummary *summary(llvm::StringRef Name) {
+    const FunctionDecl *FD = function(Name);
+    return FD ? Core.summaries(ctx()).lookup(FD) : nullptr;
+  }
+};
+
+std::unique_ptr<Parsed> parse(llvm::StringRef Code) {
+  auto P = std::make_unique<Parsed>();
+  P->AST = tooling::buildASTFromCodeWithArgs(
+      std::string(Prelude) + Code.str(),
+      {"-std=c++17", "-isystem", LIBTORCH_TIDY_MOCK_HEADERS, "-fsyntax-only"}, "input.cpp");
+  EXPECT_FALSE(P->AST->getDiagnostics().hasErrorOccurred());
+  return P;
+}
+
+TEST(Summaries, EffectsAndDepth) {
+  auto P = parse(R"cpp(
+void backprop(torch::Tensor l) { l.backward(); }
+torch::Tensor lossOf(Net &m, torch::Tensor x) { return m->forward(x).sum(); }
+void update(Net &m, torch::optim::SGD &opt, torch::Tensor x) { backprop(lossOf(m, x)); opt.step(); }
+void epoch(Net &m, torch::optim::SGD &opt, torch::Tensor x) { update(m, opt, x); }
+void run(Net &m, torch::optim::SGD &opt, torch::Tensor x) { epoch(m, opt, x); }
+)cpp");
+  const FunctionSummary *Backprop = P->summary("backprop");
+  const FunctionSummary *Loss = P->summary("lossOf");
+  const FunctionSummary *Update = P->summary("update");
+  const FunctionSummary *Run = P->summary("run");
+  ASSERT_TRUE(Backprop && Loss && Update && Run);
+  EXPECT_EQ(Backprop->Backward, 0u);
+  EXPECT_TRUE(Backprop->Params[0].ReachesBackward);
+  EXPECT_EQ(Loss->Forward, 0u);
+  EXPECT_EQ(Loss->Backward, NotReached);
+  EXPECT_TRUE(Loss->ReturnsHistory);
+  EXPECT_EQ(Update->Backward, 1u);
+  EXPECT_EQ(Update->Step, 0u);
+  // x reaches backward through lossOf's result and backprop's parameter.
+  EXPECT_TRUE(Update->Params[2].ReachesBackward);
+  EXPECT_FALSE(Update->Params[1].ReachesBackward);
+  EXPECT_EQ(Run->Backward, 3u);
+  EXPECT_TRUE(Run->trains(3));
+  // The depth limit, applied in one place.
+  EXPECT_FALSE(FunctionSummary::reaches(Run->Backward, 2));
+  EXPECT_FALSE(Run->trains(1));
+  // Bottom-up: callees before callers.
+  auto Order = P->Core.summaries(P->ctx()).bottomUpOrder();
+  auto Pos = [&](llvm::StringRef Name) {
+    return llvm::find(Order, SummaryTable::key(P->function(Name))) - Order.begin();
+  };
+  EXPECT_LT(Pos("backprop"), Pos("update"));
+  EXPECT_LT(Pos("update"), Pos("epoch"));
+  EXPECT_LT(Pos("epoch"), Pos("run"));
+}
+
+TEST(Summaries, ParametersWrittenInsertedReturned) {
+  auto P = parse(R"cpp(
+void fill(torch::Tensor k, torch::Tensor v) { k[0] = v; }
+void grow(torch::Tensor k, torch::Tensor v) { k.add_(v); }
+void keep(std::vector<torch::Tensor> &all, torch::Tensor v) { all.push_back(v); }
+torch::Tensor same(torch::Tensor t, torch::Tensor u) { auto r = t; return r; }
+void outer(torch::Tensor a, torch::Tensor b) { fill(a, b); }
+)cpp");
+  const FunctionSummary *Fill = P->summary("fill");
+  ASSERT_TRUE(Fill);
+  EXPECT_TRUE(Fill->Params[0].WrittenInPlace);
+  EXPECT_FALSE(Fill->Params[1].WrittenInPlace);
+  EXPECT_TRUE(P->summary("grow")->Params[0].WrittenInPlace);
+  EXPECT_TRUE(P->summary("keep")->Params[1].Inserted);
+  EXPECT_FALSE(P->summary("keep")->Params[0].Inserted);
+  EXPECT_TRUE(P->summary("same")->Params[0].Returned);
+  EXPECT_FALSE(P->summary("same")->Params[1].Returned);
+  EXPECT_TRUE(P->summary("outer")->Params[0].WrittenInPlace);
+  EXPECT_FALSE(P->summary("outer")->Params[1].WrittenInPlace);
+}
+
+TEST(Summaries, RecursionAddsNoPath) {
+  auto P = parse(R"cpp(
+void ping(int n, torch::Tensor l);
+void pong(int n, torch::Tensor l) { if (n) ping(n - 1, l); }
+void ping(int n, torch::Tensor l) { if (n) pong(n - 1, l); else l.backward(); }
+void caller(torch::Tensor l) { pong(3, l); }
+)cpp");
+  ASSERT_TRUE(P->summary("ping") && P->summary("pong") && P->summary("caller"));
+  EXPECT_EQ(P->summary("ping")->Backward, 0u);
+  // pong and ping form one component: pong's summary does not see ping's
+  // backward (recursion adds no path), and the caller sees pong's.
+  EXPECT_EQ(P->summary("caller")->Backward, P->summary("pong")->Backward == NotReached
+                                                ? NotReached
+                                                : P->summary("pong")->Backward + 1);
+}
+
+TEST(Summaries, TemplatesAreKeyedByTheirPattern) {
+  auto P = parse(R"cpp(
+template <class M> struct Trainer {
+  M model;
+  void evaluate() { model->eval(); }
+  void fit(torch::Tensor x) { model->train(); model->forward(x).sum().backward(); }
+};
+template <class Loader> void test_loop(Net &m, Loader &loader) { m->eval(); }
+void run(Trainer<Net> &a, torch::Tensor x) { a.evaluate(); a.fit(x); }
+void check(Net &m, std::vector<int> &l) { test_loop(m, l); }
+)cpp");
+  const FunctionSummary *Run = P->summary("run");
+  ASSERT_TRUE(Run);
+  EXPECT_EQ(Run->Eval, 1u);
+  EXPECT_EQ(Run->Train, 1u);
+  EXPECT_EQ(Run->Backward, 1u);
+  const FunctionSummary *Evaluate = P->summary("Trainer<Net>::evaluate");
+  ASSERT_TRUE(Evaluate);
+  // The instantiation's summary is the pattern's, under the pattern's USR.
+  const FunctionDecl *Inst = P->function("Trainer<Net>::evaluate");
+  const FunctionDecl *Pattern = Inst->getTemplateInstantiationPattern();
+  ASSERT_TRUE(Pattern);
+  EXPECT_EQ(SummaryTable::key(Inst), Pattern->getCanonicalDecl());
+  EXPECT_EQ(Evaluate->USR, usrOf(Pattern));
+  EXPECT_EQ(P->Core.summaries(P->ctx()).lookup(Evaluate->USR), Evaluate);
+  EXPECT_EQ(P->summary("check")->Eval, 1u);
+}
+
+TEST(Summaries, JSONRoundTrip) {
+  auto P = parse(R"cpp(
+void fill(torch::Tensor k, torch::Tensor v) { k[0] = v; v.backward(); }
+)cpp");
+  const FunctionSummary *Fill = P->summary("fill");
+  ASSERT_TRUE(Fill);
+  EXPECT_FALSE(Fill->USR.empty());
+  llvm::json::Value V = toJSON(*Fill);
+  std::string Text;
+  llvm::raw_string_ostream(Text) << V;
+  llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Text);
+  ASSERT_TRUE(bool(Parsed));
+  FunctionSummary Back;
+  llvm::json::Path::Root Root;
+  ASSERT_TRUE(fromJSON(*Parsed, Back, Root));
+  EXPECT_EQ(Back, *Fill);
+  // A malformed summary is refused, with the field named.
+  llvm::json::Value Bad = llvm::json::Object{{"usr", "c:@F@x"}, {"name", "x"}, {"backward", "deep"}};
+  FunctionSummary Ignored;
+  llvm::json::Path::Root BadRoot;
+  EXPECT_FALSE(fromJSON(Bad, Ignored, BadRoot));
+}
+
+TEST(Facts, IndexedAssignmentAndViews) {
+  auto P = parse(R"cpp(
+void f(Net &m, torch::Tensor x, std::vector<torch::Tensor> &keep) {
+  torch::Tensor k = torch::zeros({2});
+  k[0] = m->forward(x).sum();
+  k.select(0, 1) = x;
+  auto v = k.view({2});
+  v.add_(x);
+  keep.push_back(k);
+  float s = k.item<float>();
+  (void)s;
+}
+)cpp");
+  const FunctionFacts &F = P->Core.facts(P->function("f"), P->ctx());
+  auto Indexed = F.of(Fact::IndexedAssign);
+  ASSERT_EQ(Indexed.size(), 2u);
+  EXPECT_EQ(Indexed[0]->ObjectDecl->getName(), "k");
+  EXPECT_EQ(Indexed[1]->ObjectDecl->getName(), "k");
+  auto InPlace = F.of(Fact::InPlace);
+  ASSERT_EQ(InPlace.size(), 1u);
+  EXPECT_EQ(InPlace[0]->ObjectDecl->getName(), "v");
+  EXPECT_EQ(F.of(Fact::ContainerInsert).size(), 1u);
+  EXPECT_EQ(F.of(Fact::Sync).size(), 1u);
+  EXPECT_EQ(F.of(Fact::Forward).size(), 1u);
+  EXPECT_FALSE(F.of(Fact::View).empty());
+}
+
+TEST(Helpers, ArgumentsAndParameters) {
+  auto P = parse(R"cpp(
+struct Acc { Acc &operator()(int a, int b); };
+int g(int a, int b);
+void f(Acc &acc, int x, int y) { g(x, y); acc(x, y); }
+)cpp");
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::vector<const CallExpr *> Calls;
+    bool VisitCallExpr(CallExpr *C) { Calls.push_back(C); return true; }
+  } Fd;
+  Fd.TraverseStmt(P->function("f")->getBody());
+  ASSERT_EQ(Fd.Calls.size(), 2u);
+  for (const CallExpr *C : Fd.Calls) {
+    const Expr *Second = argumentFor(C, 1);
+    ASSERT_TRUE(Second);
+    EXPECT_EQ(namedVariable(Second)->getName(), "y");
+    EXPECT_EQ(parameterIndexFor(C, Second), 1);
+  }
+  // The object of a member operator is no parameter.
+  EXPECT_EQ(parameterIndexFor(Fd.Calls[1], Fd.Calls[1]->getArg(0)), -1);
+}
+
+} // namespace

@@ -14,6 +14,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -76,13 +77,15 @@ bool neverThrows(const CallExpr *Call) {
   return FD && isNamed(dyn_cast<CXXRecordDecl>(FD->getDeclContext()), names::GradMode);
 }
 
-bool parseBool(llvm::StringRef Text, bool Default) {
+/// A boolean option's value as clang-tidy's own options read it; none when
+/// it is not one (the caller reports it and keeps the default).
+std::optional<bool> parseBool(llvm::StringRef Text) {
   Text = Text.trim();
   if (Text.equals_insensitive("true") || Text == "1")
     return true;
   if (Text.equals_insensitive("false") || Text == "0")
     return false;
-  return Default;
+  return std::nullopt;
 }
 
 /// The source text of \p E; empty when it cannot be taken from one file.
@@ -110,8 +113,25 @@ bool isClearCache(const Stmt *S) {
 
 AutocastNotRestoredCheck::AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      CheckExceptionSafety(parseBool(Options.get("CheckExceptionSafety", "true"), true)),
-      GuardType(Options.get("GuardType", DefaultGuardType).str()),
+      CheckExceptionSafety([&] {
+        // A bad value gets clang-tidy's configuration diagnostic, as its own
+        // boolean options do (which the plugin cannot call: not exported).
+        StringRef Text = Options.get("CheckExceptionSafety", "true");
+        if (std::optional<bool> Value = parseBool(Text))
+          return *Value;
+        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+            << Text << (Name + ".CheckExceptionSafety").str();
+        return true;
+      }()),
+      GuardType([&] {
+        StringRef Text = Options.get("GuardType", DefaultGuardType);
+        if (!Text.trim().empty())
+          return Text.str();
+        configurationDiag("invalid configuration value '' for option '%0'; expected a type name, "
+                          "using '%1'")
+            << (Name + ".GuardType").str() << DefaultGuardType;
+        return DefaultGuardType.str();
+      }()),
       GuardHeader(Options.get("GuardHeader", DefaultGuardHeader).str()),
       Inserter(Options.getLocalOrGlobal("IncludeStyle", utils::IncludeSorter::IS_LLVM),
                areDiagsSelfContained()) {}

@@ -12,6 +12,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -53,20 +54,31 @@ private:
   const ASTContext &Ctx;
 };
 
-bool parseBool(llvm::StringRef Text, bool Default) {
+/// A boolean option's value as clang-tidy's own options read it; none when
+/// it is not one (the caller reports it and keeps the default).
+std::optional<bool> parseBool(llvm::StringRef Text) {
   Text = Text.trim();
   if (Text.equals_insensitive("true") || Text == "1")
     return true;
   if (Text.equals_insensitive("false") || Text == "0")
     return false;
-  return Default;
+  return std::nullopt;
 }
 
 } // namespace
 
 GradModeNotRestoredCheck::GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      CheckExceptionSafety(parseBool(Options.get("CheckExceptionSafety", "true"), true)) {}
+      CheckExceptionSafety([&] {
+        // A bad value gets clang-tidy's configuration diagnostic, as its own
+        // boolean options do (which the plugin cannot call: not exported).
+        StringRef Text = Options.get("CheckExceptionSafety", "true");
+        if (std::optional<bool> Value = parseBool(Text))
+          return *Value;
+        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+            << Text << (Name + ".CheckExceptionSafety").str();
+        return true;
+      }()) {}
 
 void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   // Stored as text: the plugin cannot use clang-tidy's bool option helpers,

@@ -31,6 +31,14 @@ if(NOT _ltt_rc EQUAL 0 OR NOT CMAKE_MATCH_1 EQUAL LLVM_VERSION_MAJOR)
                       "'${CMAKE_MATCH_1}', but the Clang headers are version ${LLVM_VERSION_MAJOR}; "
                       "the plugin only loads into the clang-tidy it was built for")
 endif()
+# A sanitized plugin loads only into a clang-tidy that has the sanitizer
+# runtime preloaded: scripts/sanitize.sh names a wrapper that does so, and the
+# tests and the command run clang-tidy through it.
+set(LIBTORCH_TIDY_CLANG_TIDY_WRAPPER "" CACHE FILEPATH
+    "Run clang-tidy through this wrapper in the tests and the command (sanitized builds)")
+if(LIBTORCH_TIDY_CLANG_TIDY_WRAPPER)
+  set(LIBTORCH_TIDY_CLANG_TIDY ${LIBTORCH_TIDY_CLANG_TIDY_WRAPPER})
+endif()
 message(STATUS "libtorch-tidy: Clang ${LLVM_PACKAGE_VERSION}, clang-tidy ${LIBTORCH_TIDY_CLANG_TIDY}")
 
 set(LIBTORCH_TIDY_LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})

@@ -6,7 +6,8 @@
 # Its dependencies are Debian packages: the ones its binaries link against
 # (LLVM's by name, the others found by dpkg-shlibdeps), the clang-tidy the
 # plugin loads into, and, for
-# `libtorch-tidy verify`, which compiles programs, LibTorch's headers and g++.
+# `libtorch-tidy verify`, which compiles programs, LibTorch's headers and g++;
+# it recommends clang's OpenMP header package (projects built with -fopenmp).
 set(_ltt_v ${LLVM_VERSION_MAJOR})
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME libtorch-tidy-llvm${_ltt_v})
@@ -27,6 +28,9 @@ if(TARGET libtorch_tidy_runtime)
   string(APPEND _ltt_depends ", libtorch-dev, g++")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_ltt_depends}")
+# clang-tidy parses projects built with -fopenmp only with clang's own omp.h,
+# which Debian ships apart from clang.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libomp-${_ltt_v}-dev")
 # Both versions install bin/libtorch-tidy: one at a time.
 set(CPACK_DEBIAN_PACKAGE_PROVIDES libtorch-tidy)
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS libtorch-tidy)

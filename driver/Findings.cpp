@@ -1,6 +1,7 @@
 //===--- Findings.cpp -----------------------------------------------------===//
 #include "Findings.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <tuple>
@@ -13,7 +14,12 @@ SourceCache::Entry *SourceCache::entry(llvm::StringRef Path) {
   if (It != Files.end())
     return It->second.get();
   auto E = std::make_unique<Entry>();
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  // Regular files only: a path from a report or a cache entry may name a
+  // device or a pipe (/dev/zero, /dev/stdin), which would never end.
+  auto Buf = llvm::sys::fs::is_regular_file(Path)
+                 ? llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false)
+                 : llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>(
+                       std::make_error_code(std::errc::not_supported));
   if (Buf) {
     E->Buffer = std::move(*Buf);
     llvm::StringRef Text = E->Buffer->getBuffer();

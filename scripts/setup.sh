@@ -15,6 +15,9 @@ EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 
 packages=(cmake ninja-build g++ python3 git ccache
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
+          "libomp-$LLVM_V-dev"  # clang's omp.h: projects built with -fopenmp (one version
+                                # at a time: Debian's libomp-N-dev packages conflict)
+          "clang-$LLVM_V" "libclang-rt-$LLVM_V-dev"  # libFuzzer and the sanitizers (scripts/fuzz.sh, sanitize.sh)
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
           dpkg-dev fakeroot
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)

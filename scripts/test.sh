@@ -1,26 +1,82 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the checks' lit suite, the driver's
 # lit suite, the runtime's GoogleTest and the end-to-end tests that compile and
-# run real LibTorch programs.
+# run real LibTorch programs. Ends with a table of the seconds of each step and
+# of each ctest test (docs/ci.md has the measured figures); when a step fails
+# the others still run, and the exit status is non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS-22}
-bash scripts/setup.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"${CTEST_JOBS:-1}"
+BUILD_DIR=${BUILD_DIR:-build}
+timing=$(mktemp -d)   # steps.tsv, tests.tsv: "seconds<TAB>status<TAB>name" lines
+trap 'rm -rf "$timing"' EXIT
+failed=()
+now() { date +%s%N; }
+tenths() { local d=$(( ($(now) - $1) / 100000000 )); echo "$((d / 10)).$((d % 10))"; }
+all_start=$(now)
+
+# step NAME COMMAND...: runs it and records its seconds and status.
+step() {
+  local name=$1 start status=ok
+  shift
+  echo "== $name"
+  start=$(now)
+  "$@" || status=FAILED
+  printf '%s\t%s\t%s\n' "$(tenths "$start")" "$status" "$name" >>"$timing/steps.tsv"
+  [ "$status" = ok ] || failed+=("$name")
+}
+
+# ctest_in DIR [ARGS...]: ctest, keeping each test's seconds from its
+# "N/M Test #K: name ....   Passed   12.34 sec" line.
+ctest_in() {
+  local dir=$1 rc=0
+  shift
+  ctest --test-dir "$dir" --output-on-failure -j"${CTEST_JOBS:-1}" "$@" | tee "$timing/ctest.log" \
+    || rc=$?
+  sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.+ *(\*\*\*)?([A-Za-z][A-Za-z ]*[a-z]) +([0-9.]+) sec$/\4\t\3\t'"${dir//\//\\/}"': \1/p' \
+    "$timing/ctest.log" | sed -E 's/\tPassed\t/\tok\t/' >>"$timing/tests.tsv"
+  return "$rc"
+}
+
+step setup bash scripts/setup.sh
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "test: setup failed" >&2
+  exit 1
+fi
+step "ctest $BUILD_DIR" ctest_in "$BUILD_DIR"
 # The other clang-tidy versions: the checks' and the driver's lit suites and
 # the package; the end-to-end LibTorch tests ran once above (label e2e).
 for v in $LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS; do
-  ctest --test-dir "build-$v" --output-on-failure -j"${CTEST_JOBS:-1}" -LE e2e
+  step "ctest build-$v" ctest_in "build-$v" -LE e2e
 done
+# The driver's parsers of outside input under libFuzzer with ASan and UBSan
+# (test/fuzz, docs/fuzzing.md): 3 s per target from the seed corpora, after
+# building them with clang in build-fuzz/; scripts/fuzz.sh alone runs longer.
+# LIBTORCH_TIDY_SKIP_FUZZ=1 skips it.
+if [ "${LIBTORCH_TIDY_SKIP_FUZZ:-0}" != 1 ]; then
+  step "fuzz.sh (3 s per target)" env FUZZ_SECONDS="${FUZZ_SECONDS:-3}" bash scripts/fuzz.sh
+fi
 # The runtime companion against LibTorch 2.x from the PyPI torch wheel (about
 # 2-3 minutes on 2 cores once the 540 MB wheel is cached in .whl/; see
 # docs/runtime.md). LIBTORCH_TIDY_SKIP_TORCH2=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_TORCH2:-0}" != 1 ]; then
-  bash scripts/test-torch2.sh
+  step "test-torch2.sh" bash scripts/test-torch2.sh
 fi
 # The runtime's memory snapshots in PyTorch's memory_viz reader (PyPI torch on
 # CPU; about 30 s once its virtual environment exists, see docs/runtime.md).
 # LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT:-0}" != 1 ]; then
-  bash scripts/test-snapshot-format.sh
+  step "test-snapshot-format.sh" bash scripts/test-snapshot-format.sh
+fi
+
+echo
+echo "== seconds per step and per ctest test"
+{
+  [ -f "$timing/steps.tsv" ] && sed 's/^/step\t/' "$timing/steps.tsv"
+  [ -f "$timing/tests.tsv" ] && sed 's/^/  test\t/' "$timing/tests.tsv"
+} | awk -F'\t' '{ printf "%-6s %8s s  %-7s %s\n", $1, $2, $3, $4 }'
+printf '%-6s %8s s\n' total "$(tenths "$all_start")"
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "test: failed: ${failed[*]}" >&2
+  exit 1
 fi

@@ -2,6 +2,7 @@
 
 #include "Verify.h"
 #include "Project.h"
+#include "Sandbox.h"
 #include "Series.h"
 #include "Toolchain.h"
 #include "VerifyConfig.h"
@@ -53,8 +54,32 @@ static cl::opt<std::string> JsonOut("json", cl::desc("write the results as JSON"
 static cl::opt<std::string> PlotOut("plot", cl::desc("write an SVG of memory per iteration"),
                                     cl::value_desc("file.svg"), cl::sub(Command),
                                     cl::cat(Category));
-static cl::opt<unsigned> Timeout("timeout", cl::desc("seconds each program may run (default 300)"),
+static cl::opt<unsigned> Timeout("timeout",
+                                 cl::desc("wall-clock seconds each step may run: clang-tidy, the "
+                                          "instrumenter, each compile and link, each run of the "
+                                          "program; past it the step's whole process group is "
+                                          "killed (default 300)"),
                                  cl::init(300), cl::sub(Command), cl::cat(Category));
+static cl::opt<unsigned> MemoryLimit(
+    "memory-limit",
+    cl::desc("address space of each run of the program in MiB (RLIMIT_AS); 0: none (default "
+             "32768 with --device cpu, none with --device cuda, whose driver reserves more "
+             "address space than the GPU has)"),
+    cl::value_desc("MiB"), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> WorkDir("work-dir",
+                                    cl::desc("where verify creates its work directory, the only "
+                                             "place it writes besides --json and --plot (default: "
+                                             "$TMPDIR, else /tmp)"),
+                                    cl::value_desc("dir"), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> CxxOpt("cxx",
+                                   cl::desc("the C++ compiler that builds the copies (default: "
+                                            "the one libtorch-tidy was built with)"),
+                                   cl::value_desc("path"), cl::sub(Command), cl::cat(Category));
+static cl::opt<std::string> InstrumentOpt("instrument",
+                                          cl::desc("the libtorch-tidy-instrument to use (default: "
+                                                   "the one beside libtorch-tidy)"),
+                                          cl::value_desc("path"), cl::sub(Command),
+                                          cl::cat(Category));
 static cl::opt<bool> KeepTemp("keep-temp", cl::desc("keep the temporary directory"),
                               cl::sub(Command), cl::cat(Category));
 static cl::opt<std::string> ClangTidyOpt("clang-tidy", cl::desc("the clang-tidy to use"),
@@ -83,56 +108,41 @@ struct Finding {
 struct ProcessResult {
   int ReturnCode = -1;
   bool TimedOut = false;
+  bool Interrupted = false;
   std::string Output; ///< stdout and stderr together
 };
 
 /// Runs \p Args (Args[0] found on PATH if not absolute) in \p Dir with extra
-/// environment \p Env; output captured in a file under \p Temp.
-ProcessResult runProcess(std::vector<std::string> Args, llvm::StringRef Dir,
-                         const std::vector<std::string> &Env, unsigned Seconds,
+/// environment \p Env, under \p L (Sandbox.h: its own process group, killed
+/// whole on timeout or interrupt); output captured in a file under \p Temp.
+ProcessResult runProcess(const std::vector<std::string> &Args, llvm::StringRef Dir,
+                         const std::vector<std::string> &Env, const Limits &L,
                          llvm::StringRef Temp) {
   ProcessResult R;
-  if (!Dir.empty()) {
-    // ExecuteAndWait has no working directory: go through the shell.
-    std::vector<std::string> Wrapped = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", Dir.str()};
-    Wrapped.insert(Wrapped.end(), Args.begin(), Args.end());
-    Args = std::move(Wrapped);
-  }
-  std::string Program = Args[0];
-  if (!path::is_absolute(Program))
-    if (auto Found = llvm::sys::findProgramByName(Program))
-      Program = *Found;
   llvm::SmallString<256> OutFile;
-  fs::createUniqueFile(Temp + "/process-%%%%%%.log", OutFile);
-  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(OutFile),
-                                                llvm::StringRef(OutFile)};
-  std::vector<llvm::StringRef> ArgRefs(Args.begin(), Args.end());
-  std::optional<llvm::ArrayRef<llvm::StringRef>> EnvRefs;
-  std::vector<std::string> FullEnv;
-  std::vector<llvm::StringRef> EnvStore;
-  if (!Env.empty()) {
-    for (char **E = environ; *E; ++E) {
-      llvm::StringRef Var(*E);
-      bool Overridden = llvm::any_of(
-          Env, [&](const std::string &O) { return Var.split('=').first == llvm::StringRef(O).split('=').first; });
-      if (!Overridden)
-        FullEnv.push_back(Var.str());
-    }
-    FullEnv.insert(FullEnv.end(), Env.begin(), Env.end());
-    EnvStore.assign(FullEnv.begin(), FullEnv.end());
-    EnvRefs = EnvStore;
+  if (fs::createUniqueFile(Temp + "/process-%%%%%%.log", OutFile)) {
+    R.Output = "cannot create a log file in " + Temp.str();
+    return R;
   }
-  std::string ErrMsg;
-  bool ExecFailed = false;
-  R.ReturnCode = llvm::sys::ExecuteAndWait(Program, ArgRefs, EnvRefs, Redirects, Seconds, 0,
-                                           &ErrMsg, &ExecFailed);
-  R.TimedOut = R.ReturnCode == -2 || llvm::StringRef(ErrMsg).contains("timeout");
+  BoundedResult B = runBounded(Args, Dir, Env, L, OutFile);
+  R.ReturnCode = B.Signal ? -B.Signal : B.ExitCode;
+  R.TimedOut = B.TimedOut;
+  R.Interrupted = B.Interrupted;
   if (auto Buf = llvm::MemoryBuffer::getFile(OutFile))
     R.Output = (*Buf)->getBuffer().str();
-  if (ExecFailed)
-    R.Output += "\n" + ErrMsg;
+  if (B.ExecFailed)
+    R.Output += "\n" + B.Error;
+  else if (B.Signal && !B.TimedOut && !B.Interrupted)
+    R.Output += "\nkilled by signal " + std::to_string(B.Signal);
   fs::remove(OutFile);
   return R;
+}
+
+/// The limits of a tool's run (clang-tidy, the instrumenter, the compiler).
+Limits toolLimits(unsigned Seconds) {
+  Limits L;
+  L.WallSeconds = Seconds;
+  return L;
 }
 
 std::string firstErrorLine(llvm::StringRef Output) {
@@ -385,7 +395,16 @@ void writeSvg(llvm::raw_ostream &OS, const std::vector<Outcome> &Outcomes) {
 class TempDir {
 public:
   TempDir() {
-    fs::createUniqueDirectory("libtorch-tidy-verify", Path);
+    llvm::SmallString<256> Prefix;
+    if (!WorkDir.empty()) {
+      Prefix = WorkDir.getValue();
+      fs::make_absolute(Prefix);
+    } else {
+      path::system_temp_directory(/*ErasedOnReboot=*/true, Prefix);
+    }
+    path::append(Prefix, "libtorch-tidy-verify");
+    if (fs::createUniqueDirectory(Prefix, Path))
+      Path.clear();
   }
   ~TempDir() {
     if (!KeepTemp && !Path.empty())
@@ -441,6 +460,16 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
     return Code;
   };
+  // SIGINT/SIGTERM/SIGHUP: the running step's process group is killed, every
+  // later step returns at once, and the work directory is removed on the way
+  // out; the user's files are never opened for writing at any step.
+  installInterruptHandlers();
+  auto interrupted = [] {
+    int Sig = interruptSignal();
+    llvm::errs() << "libtorch-tidy verify: error: interrupted by signal " << Sig
+                 << ": stopped, work directory removed, no file of yours changed\n";
+    return 128 + Sig;
+  };
   if (File.empty() && TargetName.empty())
     return Fail(UsageError, "no file or target given: libtorch-tidy verify FILE [-p BUILD_DIR] or "
                             "libtorch-tidy verify -p BUILD_DIR --target NAME");
@@ -450,6 +479,17 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     return Fail(UsageError, "--device must be cpu or cuda, not '" + Device + "'");
   if (Iterations < 5)
     return Fail(UsageError, "--iterations must be at least 5");
+  if (Iterations > 1000000)
+    return Fail(UsageError, "--iterations must be at most 1000000");
+  if (Timeout == 0)
+    return Fail(UsageError, "--timeout must be at least 1 second");
+  if (!WorkDir.empty() && !fs::is_directory(WorkDir))
+    return Fail(UsageError, "--work-dir '" + WorkDir + "' is not a directory");
+  Limits ProgramLimits;
+  ProgramLimits.WallSeconds = Timeout;
+  uint64_t MemoryMiB = MemoryLimit.getNumOccurrences() ? uint64_t(MemoryLimit)
+                                                       : (Device == "cpu" ? 32768 : 0);
+  ProgramLimits.AddressSpaceBytes = MemoryMiB << 20;
   std::string FilePath = File.empty() ? std::string() : absolute(File);
   if (!File.empty() && !fs::is_regular_file(FilePath))
     return Fail(UsageError, "no such file: " + File);
@@ -483,7 +523,9 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     TempDir BuildTmp;
     // No time limit: --timeout bounds the programs' runs, not the project's build.
     ProcessResult Built = runProcess({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
-                                     0, BuildTmp.str());
+                                     Limits(), BuildTmp.str());
+    if (Built.Interrupted)
+      return interrupted();
     if (Built.ReturnCode != 0)
       return Fail(BuildOrRun, "target '" + TargetName + "' does not build: " +
                                   firstErrorLine(Built.Output));
@@ -517,7 +559,9 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
 
   TempDir Tmp;
   if (Tmp.str().empty())
-    return Fail(UsageError, "cannot create a temporary directory");
+    return Fail(UsageError, "cannot create a work directory in " +
+                                (WorkDir.empty() ? std::string("the temporary directory")
+                                                 : "'" + WorkDir.getValue() + "'"));
 
   std::string Checks = "-*";
   for (const char *C : MemoryChecks)
@@ -529,7 +573,12 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
                                          "--quiet", U.File, "--"};
     TidyArgs.insert(TidyArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Tidy = runProcess(TidyArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+    ProcessResult Tidy = runProcess(TidyArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+    if (Tidy.Interrupted)
+      return interrupted();
+    if (Tidy.TimedOut)
+      return Fail(BuildOrRun, "clang-tidy ran past " + llvm::Twine(Timeout.getValue()) + " s on '" +
+                                  U.File + "'");
     if (llvm::StringRef(Tidy.Output).contains("clang-diagnostic-error"))
       return Fail(BuildOrRun, "'" + U.File + "' does not compile: " + firstErrorLine(Tidy.Output));
     U.Findings = parseFindings(Tidy.Output, path::filename(U.File));
@@ -567,7 +616,9 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       InstArgs.push_back("--line=" + std::to_string(F.Line));
     InstArgs.push_back("--");
     InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Inst = runProcess(InstArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+    ProcessResult Inst = runProcess(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+    if (Inst.Interrupted)
+      return interrupted();
     if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
       return Fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
     auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
@@ -592,10 +643,14 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     // 3. The fixed copy: the same instrumented text with the fix-its applied.
     if (auto Err = fs::copy_file(U.BeforeFile, U.AfterFile))
       return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
+    // Fixes only in the copy: a header filter that matches the work directory
+    // alone (a .clang-tidy above it cannot widen it to the user's headers).
     std::vector<std::string> FixArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
+                                        "--header-filter=^" + llvm::Regex::escape(Tmp.str()) + "/",
                                         "--quiet", "--fix", U.AfterFile, "--"};
     FixArgs.insert(FixArgs.end(), U.Flags.begin(), U.Flags.end());
-    runProcess(FixArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+    if (runProcess(FixArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str()).Interrupted)
+      return interrupted();
   }
   if (!InLoop)
     return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject + " is inside a loop");
@@ -621,7 +676,9 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
       for (const std::string &F : splitFlags(TC.TorchLinkFlags))
         CxxArgs.push_back(F);
-      ProcessResult Build = runProcess(CxxArgs, U.Cmd.Directory, {}, Timeout, Tmp.str());
+      ProcessResult Build = runProcess(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      if (Build.Interrupted)
+        return interrupted();
       if (Build.ReturnCode != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
                                     firstErrorLine(Build.Output));
@@ -636,14 +693,18 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
                                         "-I" + TC.RuntimeIncludeDir, "-g"};
       ProcessResult Build = runProcess(recompileCommand(*U.InTarget, Source, Object, Extra),
-                                       U.Cmd.Directory, {}, Timeout, Tmp.str());
+                                       U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      if (Build.Interrupted)
+        return interrupted();
       if (Build.ReturnCode != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
                                     "' does not compile: " + firstErrorLine(Build.Output));
       Swaps[U.InTarget->Object] = Object;
     }
     ProcessResult Link = runProcess(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
-                                    Program.LinkDirectory, {}, Timeout, Tmp.str());
+                                    Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
+    if (Link.Interrupted)
+      return interrupted();
     if (Link.ReturnCode != 0)
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
                                   "' does not link: " + firstErrorLine(Link.Output));
@@ -662,10 +723,13 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       Env.push_back("CUDA_VISIBLE_DEVICES=");
     std::vector<std::string> RunArgs = {Bins[I]};
     RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
-    ProcessResult Run = runProcess(RunArgs, "", Env, Timeout, Tmp.str());
+    ProcessResult Run = runProcess(RunArgs, "", Env, ProgramLimits, Tmp.str());
+    if (Run.Interrupted)
+      return interrupted();
     if (Run.TimedOut)
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program ran past " +
-                                  llvm::Twine(Timeout.getValue()) + " s");
+                                  llvm::Twine(Timeout.getValue()) +
+                                  " s (--timeout); its process group was killed");
     if (!fs::exists(Json))
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
                                   llvm::Twine(Run.ReturnCode) + "): " + firstErrorLine(Run.Output));
@@ -776,6 +840,10 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                      {"target", ProjectMode ? llvm::json::Value(TargetName.getValue())
                                                             : llvm::json::Value(nullptr)},
                                      {"iterations", Iterations.getValue()},
+                                     {"limits", llvm::json::Object{
+                                                    {"timeout_seconds", Timeout.getValue()},
+                                                    {"iterations", Iterations.getValue()},
+                                                    {"address_space_mib", MemoryMiB}}},
                                      {"device", Device.getValue()},
                                      {"findings", std::move(Items)}}))
        << "\n";
@@ -812,8 +880,9 @@ int run(llvm::ArrayRef<std::string> ProgramArgs) {
   if (!Plugin)
     return Fail(llvm::toString(Plugin.takeError()));
   TC.Plugin = *Plugin;
-  TC.Instrument = libtorch_tidy::besideSelf("libtorch-tidy-instrument");
-  TC.Cxx = LIBTORCH_TIDY_CXX;
+  TC.Instrument = InstrumentOpt.empty() ? libtorch_tidy::besideSelf("libtorch-tidy-instrument")
+                                         : InstrumentOpt.getValue();
+  TC.Cxx = CxxOpt.empty() ? std::string(LIBTORCH_TIDY_CXX) : CxxOpt.getValue();
   // Build tree first (runtime/include beside the sources), then the install tree.
   std::string Installed = libtorch_tidy::besideSelf("../include");
   TC.RuntimeIncludeDir = fs::exists(Installed + "/libtorch_tidy") ? Installed

@@ -7,5 +7,10 @@ import lit_common  # noqa: E402
 
 lit_common.configure(config, lit_config, [".test"])
 config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%llvm_version", config.llvm_version))
 # The other supported clang-tidy major version, for the mismatch error.
 config.substitutions.append(("%other_llvm_version", "22" if config.llvm_version == "19" else "19"))
+# clang's own omp.h (libomp-N-dev; Debian installs one version at a time).
+import glob  # noqa: E402
+if glob.glob(os.path.join(config.llvm_tools_dir, "..", "lib", "clang", "*", "include", "omp.h")):
+    config.available_features.add("openmp-header")

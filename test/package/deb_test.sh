@@ -29,6 +29,11 @@ done
 other=$([ "$v" = 19 ] && echo 22 || echo 19)
 ! grep -Eq "(clang-tidy-|libllvm|libclang-cpp)$other" <<<"$depends" || fail "Depends names LLVM $other: $depends"
 
+# Recommends: clang's OpenMP header (omp.h), for projects built with -fopenmp.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "Recommends: $recommends"
+grep -Eq "(^|, )libomp-$v-dev( |,|$)" <<<"$recommends" || fail "Recommends lacks libomp-$v-dev: $recommends"
+
 # Unpacked into a fresh root: the install layout under /usr.
 root=$work/root
 dpkg-deb -x "$deb" "$root"

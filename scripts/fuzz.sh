@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of the driver's parsers (test/fuzz) with
+# clang-<N>, AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/,
+# and runs each for FUZZ_SECONDS (default 60) from its seed corpus
+# (test/fuzz/corpus/<target>, read only; new inputs go to
+# build-fuzz/corpus/<target>). Prints executions and coverage per target;
+# a crash, a leak, a sanitizer report or a hang fails the script and leaves
+# the input in build-fuzz/artifacts/. docs/fuzzing.md has the figures.
+#   FUZZ_SECONDS=3 bash scripts/fuzz.sh      the short run of scripts/test.sh
+#   bash scripts/fuzz.sh merge-report        one target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
+FUZZ_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes)
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(pwd)}
+mkdir -p "$FUZZ_DIR"
+cmake -S . -B "$FUZZ_DIR" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER="clang++-$LLVM_V" -DLIBTORCH_TIDY_LLVM_VERSION="$LLVM_V" -DLIBTORCH_TIDY_FUZZ=ON \
+  -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF >"$FUZZ_DIR/configure.log" 2>&1 \
+  || { cat "$FUZZ_DIR/configure.log"; exit 1; }
+cmake --build "$FUZZ_DIR" --target fuzz-targets -j"$(nproc)"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+mkdir -p "$FUZZ_DIR/artifacts"
+stats=$FUZZ_DIR/fuzz-stats.tsv
+printf 'target\tseconds\texecutions\texec/s\tcoverage (edges)\tfeatures\tcorpus\tresult\n' >"$stats"
+status=0
+for t in "${targets[@]}"; do
+  corpus=$FUZZ_DIR/corpus/$t
+  mkdir -p "$corpus"
+  log=$FUZZ_DIR/fuzz-$t.log
+  result=ok
+  "$FUZZ_DIR/bin/fuzz-$t" "$corpus" "test/fuzz/corpus/$t" -max_total_time="$SECONDS_EACH" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1 \
+    -artifact_prefix="$FUZZ_DIR/artifacts/$t-" >"$log" 2>&1 || result=FAILED
+  done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
+  [ -n "$done_line" ] || done_line=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -1 || true)
+  execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
+  rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log" | tail -1)
+  cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$done_line")
+  ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$done_line")
+  corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9a-zA-Z]+).*/\1/p' <<<"$done_line")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$SECONDS_EACH" "${execs:--}" "${rate:--}" "${cov:--}" \
+    "${ft:--}" "${corp:--}" "$result" >>"$stats"
+  if [ "$result" != ok ]; then
+    status=1
+    echo "fuzz: $t failed; the end of $log:" >&2
+    grep -vE '^(libtorch-tidy merge: error|#[0-9]+[[:space:]])' "$log" | tail -40 >&2
+  fi
+done
+column -t -s $'\t' "$stats"
+exit "$status"

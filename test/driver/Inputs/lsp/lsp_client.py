@@ -1,8 +1,9 @@
 """A minimal LSP client over stdio for the tests of `libtorch-tidy lsp`.
 
 Messages from the server are read by a thread into a queue; the tests wait
-for the notification or response they expect, with a timeout, and keep every
-message seen (for assertions such as "no diagnostics of the cancelled run").
+for the notification or response they expect, in order of arrival, with a
+timeout; a message no wait has matched yet stays for the next wait, and every
+message is kept (for assertions such as "no diagnostics of the cancelled run").
 """
 import json
 import os
@@ -22,7 +23,8 @@ class Client:
                                      stderr=stderr if stderr is not None else subprocess.DEVNULL,
                                      cwd=cwd)
         self.inbox = queue.Queue()
-        self.seen = []
+        self.seen = []     # every message received
+        self.backlog = []  # received, not yet matched by a wait
         self.next_id = 1
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -61,7 +63,11 @@ class Client:
         return rid
 
     def wait(self, predicate, timeout=120, what="a message"):
-        """The first message (after those already consumed) matching predicate."""
+        """The first message not yet matched by a wait that satisfies predicate."""
+        for i, msg in enumerate(self.backlog):
+            if predicate(msg):
+                del self.backlog[i]
+                return msg
         deadline = time.time() + timeout
         while True:
             left = deadline - time.time()
@@ -79,6 +85,7 @@ class Client:
                 self.send({"id": msg["id"], "result": None})
             if predicate(msg):
                 return msg
+            self.backlog.append(msg)
 
     def response(self, rid, timeout=120):
         return self.wait(lambda m: m.get("id") == rid and "method" not in m, timeout, "response %d" % rid)

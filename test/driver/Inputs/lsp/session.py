@@ -208,8 +208,11 @@ def main():
         published = [m for m in c.seen if m.get("method") == "textDocument/publishDiagnostics"]
         print("diagnostics published: %d" % len(published))
         # 2. $/cancelRequest on a running analysis: killed, answered cancelled.
+        #    (The file changes each time, so no cached result answers.)
         os.remove(pids)
         os.remove(os.path.join(root, "fake-count.txt"))
+        with open(src, "a") as f:
+            f.write("// 2\n")
         rid = c.request("workspace/executeCommand", {"command": "libtorch-tidy.analyze",
                                                       "arguments": [uri(src)]})
         second = int(wait_for_file(pids)[0])
@@ -224,6 +227,9 @@ def main():
         # 3. A run the client cancels through its progress token.
         os.remove(pids)
         os.remove(os.path.join(root, "fake-count.txt"))
+        with open(src, "a") as f:
+            f.write("// 3\n")
+        c.backlog.clear()
         c.save(src)
         begin = c.wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "begin",
                        what="progress begin")

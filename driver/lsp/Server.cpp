@@ -475,10 +475,15 @@ struct Server::Impl {
       fs::createTemporaryFile("libtorch-tidy-lsp", "json", OutFile);
       fs::createTemporaryFile("libtorch-tidy-lsp", "err", ErrFile);
       log("analysing " + Path + (Args.back() != Path ? " through " + Args.back() : ""));
-      auto Pid = spawnGroup(Args, OutFile, ErrFile);
       int Exit = -1;
       std::string SpawnError;
-      if (Pid) {
+      // Runs one child to its end (or its kill); false when cancelled.
+      auto RunChild = [&](const std::vector<std::string> &Argv) {
+        auto Pid = spawnGroup(Argv, OutFile, ErrFile);
+        if (!Pid) {
+          SpawnError = llvm::toString(Pid.takeError());
+          return true;
+        }
         L.lock();
         J.Pid = *Pid;
         if (J.Cancelled || Stopping)
@@ -487,11 +492,23 @@ struct Server::Impl {
         awaitExit(*Pid);
         L.lock();
         J.Pid = 0;
+        bool Cancelled = J.Cancelled || Stopping;
         L.unlock();
         Exit = reap(*Pid);
-      } else {
-        SpawnError = llvm::toString(Pid.takeError());
+        return !Cancelled;
+      };
+      bool Go = true;
+      if (Opt.Pch) {
+        std::vector<std::string> Prepare = {Opt.Self, "lsp", "--prepare-pch=" + Args.back()};
+        for (const std::string &A : Args)
+          if (llvm::StringRef(A).starts_with("-p=") || llvm::StringRef(A).starts_with("--clang-tidy=") ||
+              llvm::StringRef(A).starts_with("--extra-arg="))
+            Prepare.push_back(A);
+        Go = RunChild(Prepare);
+        SpawnError.clear();
       }
+      if (Go)
+        RunChild(Args);
       std::string Report = readFile(OutFile), Err = readFile(ErrFile);
       fs::remove(OutFile);
       fs::remove(ErrFile);

@@ -11,6 +11,9 @@
 //   didOpen/didSave  -> schedule(file): one run per file at a time; a newer
 //                       save kills the older run; pending runs wait in a
 //                       bounded queue (the oldest is dropped when full).
+//   first            -> `libtorch-tidy lsp --prepare-pch UNIT`, also a child:
+//                       the precompiled LibTorch header of the unit, built
+//                       once into the cache where the analysis finds it.
 //   a header         -> analysed through a translation unit of the compile
 //                       database that includes it (Prefilter's include scan).
 //   didChange        -> the buffer is no longer what was analysed: the
@@ -38,6 +41,7 @@ struct ServerOptions {
   std::string ClangTidy;     // empty: the driver's default
   std::string Checks;        // empty: the .clang-tidy's, else -*,torch-*
   std::vector<std::string> ExtraArgs;
+  bool Pch = true;            // prepare the precompiled LibTorch header first
   unsigned Jobs = 1;         // analyses running at once (different files)
   unsigned QueueLimit = 8;   // files waiting for an analysis
 };

@@ -8,6 +8,7 @@ cold: a fresh project (empty cache): didOpen -> diagnostics, which includes
 warm: the same server, one line of the file edited and saved -> diagnostics
       (the precompiled header reused, the results cache missed). Repeated
       --runs times, the median printed.
+unchanged: one more save without a change (answered from the results cache).
 The compile flags are the tests' (build/test/e2e/lit.site.cfg.py).
 """
 import argparse
@@ -59,5 +60,9 @@ for i in range(args.runs):
     warm.append(time.time() - start)
     print("warm %d: %.1f s to %d diagnostics" % (i + 1, warm[-1], len(diags)))
 print("warm median: %.1f s" % statistics.median(warm))
+start = time.time()
+c.save(src)
+diags = c.diagnostics(src, timeout=900)
+print("unchanged: %.1f s to %d diagnostics (results cache)" % (time.time() - start, len(diags)))
 c.shutdown()
 shutil.rmtree(work, ignore_errors=True)

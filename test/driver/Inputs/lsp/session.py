@@ -4,7 +4,7 @@ tests and prints what an editor would show, for FileCheck.
 
   session.py SCENARIO --driver DRIVER --project DIR [--fake-clang-tidy F]
 
-Scenarios: diagnostics, fix, header, nolint, stale, outside, crash, cancel,
+Scenarios: open, diagnostics, fix, fixall, header, nolint, stale, outside, crash, cancel,
 queue, lifecycle. Assertions that FileCheck cannot express are made here (a
 failed one exits non-zero).
 """
@@ -72,6 +72,7 @@ def main():
     ap.add_argument("--project", required=True)
     ap.add_argument("--fake-clang-tidy")
     ap.add_argument("--file", default="src/evaluate.cpp")
+    ap.add_argument("--checks", help="initializationOptions.checks")
     args = ap.parse_args()
     root = os.path.abspath(args.project)
     src = os.path.join(root, args.file)
@@ -107,9 +108,14 @@ def main():
         options["clangTidy"] = args.fake_clang_tidy
     if sc == "queue":
         options["queueLimit"] = 1
+    if args.checks:
+        options["checks"] = args.checks
     c.initialize(root, options)
 
-    if sc == "diagnostics":
+    if sc == "open":
+        c.open(src)
+        show(c.diagnostics(src), src)
+    elif sc == "diagnostics":
         c.open(src)
         begin = c.wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "begin",
                        what="progress begin")

@@ -2,7 +2,8 @@
 //
 //   libtorch-tidy [options] [PATH...]      analyse a project (the default)
 //   libtorch-tidy <subcommand> [args...]   a subcommand named in the table
-//   (verify: prove a fix-it at run time; merge: one report from the shards')
+//   (verify: prove a fix-it at run time; merge: one report from the shards';
+//   lsp: a language server for editors)
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -13,6 +14,7 @@
 #include "AnalyzeCommand.h"
 #include "MergeCommand.h"
 #include "VerifyCommand.h"
+#include "lsp/LspCommand.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/InitLLVM.h"
@@ -27,6 +29,7 @@ const std::vector<Subcommand> &subcommands() {
   static const std::vector<Subcommand> Table = {
       {"verify", libtorch_tidy::runVerifyCommand},
       {"merge", libtorch_tidy::runMergeCommand},
+      {"lsp", libtorch_tidy::runLspCommand},
   };
   return Table;
 }

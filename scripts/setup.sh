@@ -13,13 +13,14 @@ LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
 BUILD_DIR=${BUILD_DIR:-build}
 EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 
+# neovim: the language server's end-to-end test (a real LSP client).
 packages=(cmake ninja-build g++ python3 git ccache
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
           "libomp-$LLVM_V-dev"  # clang's omp.h: projects built with -fopenmp (one version
                                 # at a time: Debian's libomp-N-dev packages conflict)
           "clang-$LLVM_V" "libclang-rt-$LLVM_V-dev"  # libFuzzer and the sanitizers (scripts/fuzz.sh, sanitize.sh)
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
-          dpkg-dev fakeroot
+          dpkg-dev fakeroot neovim
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)
           libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
 # LLVM 22 comes from bookworm-security (in Debian's default sources).

@@ -1,6 +1,7 @@
 //===--- Analysis.cpp - The stages of an analysis -------------------------===//
 #include "Analysis.h"
 #include "Baseline.h"
+#include "GitDiff.h"
 #include "Pch.h"
 #include "Prefilter.h"
 #include "ResultCache.h"
@@ -8,6 +9,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -399,14 +402,38 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
   return Run;
 }
 
+/// The fix of a unit that does not compile, when its first error names it.
+std::string fixFor(llvm::StringRef Error) {
+  llvm::SmallVector<llvm::StringRef, 2> M;
+  if (!llvm::Regex("'([^']+)' file not found").match(Error, &M))
+    return "";
+  if (M[1] == "omp.h")
+    return "install the OpenMP headers of clang " + std::to_string(pluginLLVMMajor()) +
+           " (Debian: apt-get install libomp-" + std::to_string(pluginLLVMMajor()) + "-dev)";
+  return "pass the directory holding '" + M[1].str() + "' with --extra-arg=-I<dir>";
+}
+
 FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
   FindingsModel M;
   for (size_t I = 0; I < P.Units.size(); ++I) {
     TidyResult &R = Run.Results[I];
-    if (R.Failed)
-      M.Failures.push_back({displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, ""});
-    else
-      ++M.Analysed;
+    if (R.Failed) {
+      // Not analysed: its compiler errors explain why; none of its
+      // diagnostics is a finding.
+      UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, ""};
+      for (Finding &F : R.Findings)
+        if (F.isCompilerError()) {
+          M.Sources->locate(F.Loc);
+          U.Reason = "does not compile: " + displayPath(F.Loc.File, P.Opt.Cwd) + ":" +
+                     std::to_string(F.Loc.Line) + ":" + std::to_string(F.Loc.Column) + ": error: " +
+                     F.Message;
+          U.Suggestion = fixFor(F.Message);
+          break;
+        }
+      M.Failures.push_back(std::move(U));
+      continue;
+    }
+    ++M.Analysed;
     for (Finding &F : R.Findings) {
       M.Sources->locate(F.Loc);
       for (Note &N : F.Notes)
@@ -418,15 +445,166 @@ FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
   return M;
 }
 
+namespace {
+
+/// The files of the change as they were at the base revision, written where
+/// clang can read them, and the VFS overlay that shows them at their paths.
+struct BaseTree {
+  llvm::StringMap<std::string> Contents; // real path -> base text
+  llvm::StringMap<std::string> Copies;   // real path -> file holding the base text
+  llvm::StringSet<> Absent;              // real paths that did not exist at the base
+  std::string Overlay;                   // the overlay file
+  std::string Hash;                      // of every base text, for cache keys
+};
+
+llvm::Expected<BaseTree> writeBaseTree(const AnalysisPlan &P) {
+  BaseTree T;
+  llvm::SmallString<256> Dir;
+  if (llvm::sys::fs::is_directory(P.CacheDir)) {
+    Dir = P.CacheDir;
+    llvm::sys::path::append(Dir, "base");
+  } else if (auto EC = llvm::sys::fs::createUniqueDirectory("libtorch-tidy-base", Dir)) {
+    return error("cannot create a temporary directory: " + EC.message());
+  }
+  std::vector<std::string> HashParts = {"base-v1"};
+  // Overlay: one directory entry per directory, one file entry per file.
+  std::map<std::string, llvm::json::Array> PerDir;
+  for (const auto &E : P.Changed->Files) {
+    std::string File = E.getKey().str();
+    std::optional<std::string> Text = fileAtRevision(*P.Changed, File);
+    if (!Text) {
+      T.Absent.insert(File);
+      HashParts.push_back(File + "\nabsent");
+      continue;
+    }
+    std::string H = hashParts({*Text});
+    llvm::SmallString<256> Copy(Dir);
+    llvm::sys::path::append(Copy, H + llvm::sys::path::extension(File).str());
+    if (!llvm::sys::fs::exists(Copy))
+      if (auto Err = writeFileAtomicallyIn(Copy, *Text))
+        return std::move(Err);
+    HashParts.push_back(File + "\n" + H);
+    PerDir[llvm::sys::path::parent_path(File).str()].push_back(
+        llvm::json::Object{{"type", "file"},
+                           {"name", llvm::sys::path::filename(File).str()},
+                           {"external-contents", std::string(Copy)}});
+    T.Copies[File] = std::string(Copy);
+    T.Contents[File] = std::move(*Text);
+  }
+  llvm::json::Array Roots;
+  for (auto &[D, Files] : PerDir)
+    Roots.push_back(llvm::json::Object{{"type", "directory"}, {"name", D}, {"contents", std::move(Files)}});
+  llvm::json::Object Overlay{{"version", 0},
+                             {"case-sensitive", "true"},
+                             {"use-external-names", "false"},
+                             {"roots", std::move(Roots)}};
+  T.Hash = hashParts(HashParts);
+  llvm::SmallString<256> OverlayPath(Dir);
+  llvm::sys::path::append(OverlayPath, T.Hash + ".overlay.yaml");
+  std::string Text;
+  llvm::raw_string_ostream(Text) << llvm::json::Value(std::move(Overlay));
+  if (auto Err = writeFileAtomicallyIn(OverlayPath, Text))
+    return std::move(Err);
+  T.Overlay = std::string(OverlayPath);
+  return T;
+}
+
+/// What makes two findings the same across an edit that moves lines: the
+/// check, the file, the message and the text of the line (whitespace
+/// collapsed).
+std::string identity(const Finding &F, llvm::StringRef LineText) {
+  std::string Collapsed;
+  for (llvm::StringRef W : llvm::split(LineText, ' '))
+    if (!W.trim().empty())
+      Collapsed += W.trim().str() + " ";
+  return F.Check + "\n" + F.Loc.File + "\n" + F.Message + "\n" + Collapsed;
+}
+
+} // namespace
+
 void filterByDiff(const AnalysisPlan &P, FindingsModel &M) {
   if (!P.Changed)
     return;
+  // The touched units that existed at the base revision, analysed there.
+  auto Tree = writeBaseTree(P);
+  std::string Why;
+  std::optional<AnalysisPlan> Base;
+  if (!Tree) {
+    Why = llvm::toString(Tree.takeError());
+  } else {
+    Base.emplace();
+    Base->Opt = P.Opt;
+    Base->Opt.UsePch = false; // the precompiled header was built without the overlay
+    Base->Opt.Progress = false;
+    Base->Opt.Tidy.VfsOverlay = Tree->Overlay;
+    Base->Selected = P.Selected;
+    Base->CacheDir = P.CacheDir;
+    Base->CacheCap = P.CacheCap;
+    Base->ScopeModule = P.ScopeModule;
+    for (size_t I = 0; I < P.Units.size(); ++I) {
+      if (Tree->Absent.contains(canonical(P.Units[I].File)))
+        continue; // new: all of its findings are new
+      Base->Units.push_back(P.Units[I]);
+      Base->Keys.push_back(P.Keys[I].empty() ? "" : hashParts({P.Keys[I], "base", Tree->Hash}));
+    }
+  }
+  llvm::StringMap<unsigned> AtBase;
+  if (Base) {
+    AnalysisRun Run = runAnalysis(*Base);
+    M.BaseUnits = Base->Units.size();
+    M.BaseHits = Run.Hits;
+    SourceCache BaseSources;
+    for (size_t I = 0; I < Base->Units.size() && Why.empty(); ++I) {
+      if (Run.Results[I].Failed) {
+        Why = displayPath(Base->Units[I].File, P.Opt.Cwd) + " does not compile at " + P.Changed->Revision;
+        break;
+      }
+    }
+    if (Why.empty()) {
+      std::vector<Finding> Found;
+      for (TidyResult &R : Run.Results)
+        for (Finding &F : R.Findings)
+          Found.push_back(std::move(F));
+      sortAndDedupe(Found);
+      for (Finding &F : Found) {
+        auto Copy = Tree->Copies.find(canonical(F.Loc.File));
+        llvm::StringRef Text;
+        if (Copy != Tree->Copies.end()) {
+          Location L = F.Loc;
+          L.File = Copy->second;
+          BaseSources.locate(L);
+          Text = BaseSources.lineText(L.File, L.Line);
+        } else {
+          M.Sources->locate(F.Loc);
+          Text = M.Sources->lineText(F.Loc.File, F.Loc.Line);
+        }
+        ++AtBase[identity(F, Text)];
+      }
+    }
+  }
+  if (!Why.empty()) {
+    // No comparison: the changed lines decide, as clang-tidy-diff does.
+    M.BaseUnavailable = Why;
+    std::vector<Finding> Kept;
+    for (Finding &F : M.Findings) {
+      if (P.Changed->contains(canonical(F.Loc.File), F.Loc.Line))
+        Kept.push_back(std::move(F));
+      else
+        ++M.OutsideDiff;
+    }
+    M.Findings = std::move(Kept);
+    return;
+  }
+  // New findings count wherever they are; those that only moved do not.
   std::vector<Finding> Kept;
   for (Finding &F : M.Findings) {
-    if (P.Changed->contains(canonical(F.Loc.File), F.Loc.Line) || F.isCompilerError())
+    auto It = AtBase.find(identity(F, M.Sources->lineText(F.Loc.File, F.Loc.Line)));
+    if (It != AtBase.end() && It->second > 0) {
+      --It->second;
+      ++M.AtBase;
+    } else {
       Kept.push_back(std::move(F));
-    else
-      ++M.OutsideDiff;
+    }
   }
   M.Findings = std::move(Kept);
 }
@@ -458,7 +636,11 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
     ++PerCheck[F.Check];
     FilesWithFindings.insert(F.Loc.File);
   }
-  OS << "libtorch-tidy: " << countOf(M.Findings.size(), "finding");
+  OS << "libtorch-tidy: ";
+  if (M.Fixed)
+    OS << countOf(M.Fixed, "finding") << " fixed, " << M.Findings.size() << " left";
+  else
+    OS << countOf(M.Findings.size(), "finding");
   if (!M.Findings.empty()) {
     OS << " in " << countOf(FilesWithFindings.size(), "file") << " (";
     bool First = true;
@@ -468,7 +650,9 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
     }
     OS << ")";
   }
-  OS << "; " << P.Units.size() << " of " << P.Selected << " translation units analysed";
+  OS << "; " << M.Analysed << " of " << P.Selected << " translation units analysed";
+  if (!M.Failures.empty())
+    OS << ", " << M.Failures.size() << " could not be";
   if (P.SkippedNoTorch)
     OS << ", " << P.SkippedNoTorch << " skipped (no LibTorch include)";
   if (P.Changed)
@@ -483,13 +667,23 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
        << (Run.PchFallbacks ? ", " + std::to_string(Run.PchFallbacks) + " parsed again without it" : "")
        << ")";
   OS << "\n";
+  if (P.Changed && M.BaseUnavailable.empty() && M.BaseUnits)
+    OS << "libtorch-tidy: " << countOf(M.AtBase, "finding") << " already at " << P.Changed->Revision
+       << " not reported (" << countOf(M.BaseUnits, "translation unit") << " analysed there, "
+       << M.BaseHits << " from the cache)\n";
+  if (!M.BaseUnavailable.empty())
+    OS << "libtorch-tidy: no comparison with " << P.Changed->Revision << " (" << M.BaseUnavailable
+       << "): only findings on changed lines are reported\n";
   if (M.OutsideDiff)
-    OS << "libtorch-tidy: " << M.OutsideDiff << " findings on unchanged lines not reported\n";
+    OS << "libtorch-tidy: " << countOf(M.OutsideDiff, "finding") << " on unchanged lines not reported\n";
 }
 
 void printFailures(const FindingsModel &M, llvm::raw_ostream &OS) {
-  for (const UnitFailure &F : M.Failures)
-    OS << "libtorch-tidy: " << F.File << ": " << F.Reason << "\n";
+  for (const UnitFailure &F : M.Failures) {
+    OS << "libtorch-tidy: not analysed: " << F.File << ": " << F.Reason << "\n";
+    if (!F.Suggestion.empty())
+      OS << "libtorch-tidy: fix: " << F.Suggestion << "\n";
+  }
 }
 
 } // namespace libtorch_tidy

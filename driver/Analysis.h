@@ -96,12 +96,18 @@ struct FindingsModel {
   size_t AtBase = 0;     // --diff: findings already there at the base revision
   size_t OutsideDiff = 0; // --diff without a base comparison: on unchanged lines
   size_t InBaseline = 0;
+  size_t BaseUnits = 0, BaseHits = 0; // --diff: units analysed at the base, from the cache
+  size_t Fixed = 0;            // --fix: findings fixed (no longer in Findings)
+  std::string BaseUnavailable; // --diff: why the base revision could not be analysed
 };
 
 FindingsModel collectFindings(const AnalysisPlan &Plan, AnalysisRun &Run);
 
-/// --diff: keeps the findings on changed lines and those new since the base
-/// revision in the units the change touches (see docs/code-review.md).
+/// --diff: analyses the touched units at the base revision (its text of the
+/// changed files shown through a VFS overlay) and keeps the findings that are
+/// new there, wherever their line is; a finding that only moved (same check,
+/// file, message and line text) is counted in AtBase. When the base cannot be
+/// analysed, the changed lines decide (OutsideDiff).
 void filterByDiff(const AnalysisPlan &Plan, FindingsModel &Model);
 
 /// Fingerprints (Baseline.h) relative to Root; drops the accepted findings.

@@ -2,7 +2,8 @@
 //
 //   libtorch-tidy [options] [PATH...]      analyse a project (the default)
 //   libtorch-tidy <subcommand> [args...]   a subcommand named in the table
-//   (verify: prove a fix-it at run time; merge: one report from the shards')
+//   (verify: prove a fix-it at run time; merge: one report from the shards';
+//   review: the findings of a change as a pull-request review)
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "AnalyzeCommand.h"
 #include "MergeCommand.h"
+#include "ReviewCommand.h"
 #include "VerifyCommand.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -27,6 +29,7 @@ const std::vector<Subcommand> &subcommands() {
   static const std::vector<Subcommand> Table = {
       {"verify", libtorch_tidy::runVerifyCommand},
       {"merge", libtorch_tidy::runMergeCommand},
+      {"review", libtorch_tidy::runReviewCommand},
   };
   return Table;
 }

@@ -17,6 +17,7 @@ packages=(cmake ninja-build g++ python3 git ccache
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
           dpkg-dev fakeroot
+          curl  # `libtorch-tidy review` talks to the GitHub and GitLab APIs through curl
           libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
 # LLVM 22 comes from bookworm-security (in Debian's default sources).
 for v in $EXTRA_V; do

@@ -15,7 +15,7 @@ EXTRA_V=${LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS:-}
 
 packages=(cmake ninja-build g++ python3 git ccache
           "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
-          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema python3-yaml
           dpkg-dev fakeroot
           curl  # `libtorch-tidy review` talks to the GitHub and GitLab APIs through curl
           libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
@@ -42,6 +42,8 @@ fi
 # serves /usr/bin/python3; another python3 first on PATH gets it from PyPI.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema >/dev/null 2>&1 \
   || echo "setup: python3 has no jsonschema module; the driver's SARIF test will fail" >&2
+python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 \
+  || echo "setup: python3 has no yaml module; the driver's CI-files test will fail" >&2
 
 mkdir -p "$BUILD_DIR"
 # A compiler cache: rebuilds (a second LLVM version's plugin, CI on a machine

@@ -5,7 +5,12 @@
 namespace libtorch_tidy {
 
 /// Exit codes of every subcommand.
-enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitError = 2 };
+enum ExitCode {
+  ExitClean = 0,
+  ExitFindings = 1,
+  ExitError = 2,
+  ExitApi = 3, // review: the platform API refused the request or could not be reached
+};
 
 /// The default command: analyse a project. argv[0] is the program name.
 int runAnalyzeCommand(int Argc, const char **Argv);

@@ -68,12 +68,23 @@ ChangedLines parseUnifiedDiff(llvm::StringRef Diff, llvm::StringRef TopLevel) {
       M[2].getAsInteger(10, Start);
       if (!M[4].empty())
         M[4].getAsInteger(10, Count);
+      auto &Ranges = Result.Files[Current]; // a pure deletion touches the file too
       if (Count == 0)
-        continue; // a pure deletion adds no line
-      Result.Files[Current].push_back({Start, Start + Count - 1});
+        continue; // ... but adds no line
+      Ranges.push_back({Start, Start + Count - 1});
     }
   }
   return Result;
+}
+
+std::optional<std::string> fileAtRevision(const ChangedLines &Changed, llvm::StringRef File) {
+  llvm::StringRef Rel = File;
+  if (!Rel.consume_front(Changed.TopLevel) || !Rel.consume_front("/"))
+    return std::nullopt;
+  ProcessResult R = git({"-C", Changed.TopLevel, "cat-file", "blob", Changed.Revision + ":" + Rel.str()});
+  if (!R.Error.empty() || R.ExitCode != 0)
+    return std::nullopt;
+  return R.Output;
 }
 
 llvm::Expected<ChangedLines> changedLinesSince(llvm::StringRef Rev) {
@@ -99,6 +110,7 @@ llvm::Expected<ChangedLines> changedLinesSince(llvm::StringRef Rev) {
     return createStringError(inconvertibleErrorCode(), "--diff: git diff %s failed", Base.c_str());
   ChangedLines Result = parseUnifiedDiff(Diff.Output, TopLevel);
   Result.Revision = Base;
+  Result.TopLevel = TopLevel;
   return Result;
 }
 

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,7 +20,9 @@ namespace libtorch_tidy {
 
 struct ChangedLines {
   std::string Revision; // what the diff was taken against
-  /// Absolute path -> inclusive [first, last] line ranges in the new file.
+  std::string TopLevel; // the repository's top directory
+  /// Absolute path -> inclusive [first, last] line ranges in the new file
+  /// (none for a file whose lines were only deleted).
   llvm::StringMap<std::vector<std::pair<unsigned, unsigned>>> Files;
   bool contains(llvm::StringRef File, unsigned Line) const;
 };
@@ -29,6 +32,10 @@ bool isGitRevision(llvm::StringRef Rev);
 
 /// Rev empty: the default described above.
 llvm::Expected<ChangedLines> changedLinesSince(llvm::StringRef Rev);
+
+/// The text of File (absolute, under TopLevel) at Changed.Revision; none when
+/// the file did not exist there.
+std::optional<std::string> fileAtRevision(const ChangedLines &Changed, llvm::StringRef File);
 
 /// Parses `git diff -U0` output; paths are relative to TopLevel.
 ChangedLines parseUnifiedDiff(llvm::StringRef Diff, llvm::StringRef TopLevel);

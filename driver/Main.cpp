@@ -3,7 +3,8 @@
 //   libtorch-tidy [options] [PATH...]      analyse a project (the default)
 //   libtorch-tidy <subcommand> [args...]   a subcommand named in the table
 //   (verify: prove a fix-it at run time; merge: one report from the shards';
-//   lsp: a language server for editors)
+//   lsp: a language server for editors; review: the findings of a change as
+//   a pull-request review)
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "AnalyzeCommand.h"
 #include "MergeCommand.h"
+#include "ReviewCommand.h"
 #include "VerifyCommand.h"
 #include "lsp/LspCommand.h"
 
@@ -30,6 +32,7 @@ const std::vector<Subcommand> &subcommands() {
       {"verify", libtorch_tidy::runVerifyCommand},
       {"merge", libtorch_tidy::runMergeCommand},
       {"lsp", libtorch_tidy::runLspCommand},
+      {"review", libtorch_tidy::runReviewCommand},
   };
   return Table;
 }

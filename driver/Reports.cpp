@@ -24,6 +24,8 @@ std::optional<ReportFormat> parseReportFormat(llvm::StringRef Name) {
     return ReportFormat::GitHub;
   if (Name == "gitlab")
     return ReportFormat::GitLab;
+  if (Name == "rdjson")
+    return ReportFormat::RdJson;
   return std::nullopt;
 }
 
@@ -330,6 +332,67 @@ static void writeGitLab(const std::vector<Finding> &Findings, const ReportContex
   OS << llvm::formatv("{0:2}", json::Value(std::move(Items))) << '\n';
 }
 
+// ---- reviewdog (rdjson) -----------------------------------------------------
+
+/// A 1-based line and byte column of Offset in File, as rdjson wants them.
+std::vector<RdSuggestion> rdSuggestions(const Finding &F, const ReportContext &Ctx) {
+  std::vector<RdSuggestion> Out;
+  for (const Replacement &R : F.Fix) {
+    if (R.File != F.Loc.File)
+      return {}; // a fix-it in another file: none (all or nothing)
+    Location Start, End;
+    Start.File = End.File = R.File;
+    Start.Offset = R.Offset;
+    End.Offset = R.Offset + R.Length;
+    if (!Ctx.Sources)
+      return {};
+    Ctx.Sources->locate(Start);
+    Ctx.Sources->locate(End);
+    if (!Start.Line || !End.Line)
+      return {};
+    Out.push_back({Start, End, R.Text});
+  }
+  return Out;
+}
+
+static void writeRdJson(const std::vector<Finding> &Findings, const ReportContext &Ctx,
+                        llvm::raw_ostream &OS) {
+  json::Array Diagnostics;
+  for (const Finding &F : Findings) {
+    std::string Message = F.Message;
+    for (const Note &N : F.Notes)
+      Message += "\nnote: " + (N.Loc.File.empty() ? std::string()
+                                                 : path(Ctx, N.Loc.File) + ":" + std::to_string(N.Loc.Line) +
+                                                       ": ") +
+                 N.Message;
+    json::Object Code{{"value", F.Check}};
+    std::string Link = docsLink(F.Check);
+    if (!Link.empty())
+      Code["url"] = Link;
+    json::Object D{{"message", Message},
+                   {"severity", F.Level == "error" ? "ERROR" : F.Level == "note" ? "INFO" : "WARNING"},
+                   {"code", std::move(Code)}};
+    json::Object Loc{{"path", path(Ctx, F.Loc.File)}};
+    if (F.Loc.Line)
+      Loc["range"] = json::Object{{"start", json::Object{{"line", F.Loc.Line}, {"column", F.Loc.Column}}}};
+    D["location"] = std::move(Loc);
+    json::Array Suggestions;
+    for (const RdSuggestion &S : rdSuggestions(F, Ctx))
+      Suggestions.push_back(json::Object{
+          {"range", json::Object{{"start", json::Object{{"line", S.Start.Line}, {"column", S.Start.Column}}},
+                                 {"end", json::Object{{"line", S.End.Line}, {"column", S.End.Column}}}}},
+          {"text", S.Text}});
+    if (!Suggestions.empty())
+      D["suggestions"] = std::move(Suggestions);
+    Diagnostics.push_back(std::move(D));
+  }
+  json::Object Source{{"name", "libtorch-tidy"}};
+  OS << llvm::formatv("{0:2}", json::Value(json::Object{{"source", std::move(Source)},
+                                                        {"severity", "WARNING"},
+                                                        {"diagnostics", std::move(Diagnostics)}}))
+     << '\n';
+}
+
 void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,
                  llvm::raw_ostream &OS) {
   switch (Format) {
@@ -338,6 +401,7 @@ void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, cons
   case ReportFormat::Sarif: return writeSarif(Findings, Ctx, OS);
   case ReportFormat::GitHub: return writeGitHub(Findings, Ctx, OS);
   case ReportFormat::GitLab: return writeGitLab(Findings, Ctx, OS);
+  case ReportFormat::RdJson: return writeRdJson(Findings, Ctx, OS);
   }
 }
 

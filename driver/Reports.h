@@ -1,4 +1,4 @@
-//===--- Reports.h - text, json, sarif, github, gitlab --------------------===//
+//===--- Reports.h - text, json, sarif, github, gitlab, rdjson ------------===//
 #ifndef LIBTORCH_TIDY_DRIVER_REPORTS_H
 #define LIBTORCH_TIDY_DRIVER_REPORTS_H
 
@@ -11,7 +11,7 @@
 
 namespace libtorch_tidy {
 
-enum class ReportFormat { Text, Json, Sarif, GitHub, GitLab };
+enum class ReportFormat { Text, Json, Sarif, GitHub, GitLab, RdJson };
 std::optional<ReportFormat> parseReportFormat(llvm::StringRef Name);
 
 /// A check's documentation: its id and the one-line summary of its page.
@@ -36,6 +36,15 @@ struct ReportContext {
 
 void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,
                  llvm::raw_ostream &OS);
+
+/// One replacement of a finding's fix-it by line and byte column (end
+/// exclusive), as reviewdog's suggestions and review comments want it; none
+/// when the fix-it touches another file than the finding's.
+struct RdSuggestion {
+  Location Start, End;
+  std::string Text;
+};
+std::vector<RdSuggestion> rdSuggestions(const Finding &F, const ReportContext &Ctx);
 
 /// The one-line summary of a check's doc page (its first paragraph), and the page.
 CheckInfo checkInfo(llvm::StringRef Check, llvm::StringRef DocsDir);

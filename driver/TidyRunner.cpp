@@ -211,6 +211,8 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     Args.push_back("--header-filter=" + *HeaderFilter);
   if (!Options.ConfigFile.empty())
     Args.push_back("--config-file=" + Options.ConfigFile);
+  if (!Options.VfsOverlay.empty())
+    Args.push_back("--vfsoverlay=" + Options.VfsOverlay);
   for (const auto &A : Options.ExtraArgs)
     Args.push_back("--extra-arg=" + A);
   if (!Extras.Pch.empty()) {

@@ -25,6 +25,7 @@ struct TidyOptions {
   std::string HeaderFilter; // empty: clang-tidy's configuration decides
   std::string ConfigFile;
   std::vector<std::string> ExtraArgs;
+  std::string VfsOverlay; // clang-tidy --vfsoverlay (the base revision's files)
 };
 
 /// The --checks value for File: the user's, or none when a .clang-tidy above

@@ -19,9 +19,10 @@ packages=(cmake ninja-build g++ python3 git ccache
           "libomp-$LLVM_V-dev"  # clang's omp.h: projects built with -fopenmp (one version
                                 # at a time: Debian's libomp-N-dev packages conflict)
           "clang-$LLVM_V" "libclang-rt-$LLVM_V-dev"  # libFuzzer and the sanitizers (scripts/fuzz.sh, sanitize.sh)
-          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
+          libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema python3-yaml
           dpkg-dev fakeroot neovim
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)
+          curl  # `libtorch-tidy review` talks to the GitHub and GitLab APIs through curl
           libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
 # LLVM 22 comes from bookworm-security (in Debian's default sources).
 for v in $EXTRA_V; do
@@ -46,6 +47,8 @@ fi
 # serves /usr/bin/python3; another python3 first on PATH gets it from PyPI.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema >/dev/null 2>&1 \
   || echo "setup: python3 has no jsonschema module; the driver's SARIF test will fail" >&2
+python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 \
+  || echo "setup: python3 has no yaml module; the driver's CI-files test will fail" >&2
 
 mkdir -p "$BUILD_DIR"
 # A compiler cache: rebuilds (a second LLVM version's plugin, CI on a machine

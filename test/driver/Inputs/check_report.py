@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a libtorch-tidy report file against its format's requirements.
 
-  check_report.py sarif|gitlab|json FILE
+  check_report.py sarif|gitlab|json|rdjson FILE
 
 sarif:  valid against the OASIS SARIF 2.1.0 JSON schema (Inputs/sarif-schema-2.1.0.json,
         the errata01 schema as published by OASIS), one run, one rule per check with help
@@ -9,6 +9,10 @@ sarif:  valid against the OASIS SARIF 2.1.0 JSON schema (Inputs/sarif-schema-2.1
 gitlab: a GitLab Code Quality report (an array of issues with description, check_name,
         fingerprint, severity, location.path and location.lines.begin).
 json:   the driver's own format.
+rdjson: valid against reviewdog's DiagnosticResult JSON schema (Inputs/rdjson-DiagnosticResult.json),
+        and, beyond what that lenient schema requires, every diagnostic with a message, a relative
+        path, a 1-based start, a rule code with its link, and suggestion ranges that start before
+        they end.
 Prints one line per finding: "<check> <file>:<line>" so FileCheck can look at them.
 """
 import json
@@ -73,6 +77,31 @@ def check_gitlab(doc):
         print("%s %s:%d" % (issue["check_name"], loc["path"], loc["lines"]["begin"]))
 
 
+def check_rdjson(doc):
+    import jsonschema  # pip install jsonschema
+
+    with open(os.path.join(os.path.dirname(__file__), "rdjson-DiagnosticResult.json")) as f:
+        schema = json.load(f)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    if errors:
+        fail("not valid rdjson: %s at %s" % (errors[0].message, "/".join(map(str, errors[0].path))))
+    if doc.get("source", {}).get("name") != "libtorch-tidy":
+        fail("the source is not named")
+    for d in doc["diagnostics"]:
+        loc = d["location"]
+        start = loc["range"]["start"]
+        if not d["message"] or os.path.isabs(loc["path"]) or start["line"] < 1 or start["column"] < 1:
+            fail("bad diagnostic %r" % d)
+        if d["severity"] not in ("ERROR", "WARNING", "INFO") or not d["code"]["value"] or not d["code"].get("url"):
+            fail("diagnostic without severity, code or link: %r" % d)
+        for sug in d.get("suggestions", []):
+            a, b = sug["range"]["start"], sug["range"]["end"]
+            if (a["line"], a["column"]) > (b["line"], b["column"]):
+                fail("suggestion range ends before it starts")
+        print("%s %s:%d suggestions=%d" % (d["code"]["value"], loc["path"], start["line"],
+                                           len(d.get("suggestions", []))))
+
+
 def check_json(doc):
     for f in doc["findings"]:
         for key in ("check", "severity", "message", "file", "line", "column", "notes", "fix", "fingerprint"):
@@ -84,4 +113,4 @@ def check_json(doc):
 kind, path = sys.argv[1:3]
 with open(path) as f:
     document = json.load(f)
-{"sarif": check_sarif, "gitlab": check_gitlab, "json": check_json}[kind](document)
+{"sarif": check_sarif, "gitlab": check_gitlab, "json": check_json, "rdjson": check_rdjson}[kind](document)

@@ -1,0 +1,128 @@
+//===--- Analysis.h - The stages of an analysis, shared by the subcommands ===//
+//
+// An analysis runs in four stages, each a function over the previous one's
+// result, so that every subcommand (the default analysis, review, and later
+// verify or an editor server) is a small consumer of one findings model:
+//
+//   planAnalysis     compile database -> translation units under the PATHs ->
+//                    (--diff) those touching changed files -> LibTorch
+//                    prefilter -> this shard's part; cache keys, PCH pieces.
+//   runAnalysis      clang-tidy with the plugin on each unit, in parallel,
+//                    through the results cache and the precompiled header.
+//   collectFindings  one FindingsModel: findings located, deduplicated; the
+//                    units that did not compile apart (never findings).
+//   filter*          the diff (against the findings at the base revision)
+//                    and the baseline take findings out, and count them.
+//
+// Reports (Reports.h) and the summary (printSummary) read the model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LIBTORCH_TIDY_DRIVER_ANALYSIS_H
+#define LIBTORCH_TIDY_DRIVER_ANALYSIS_H
+
+#include "CompileDatabase.h"
+#include "Findings.h"
+#include "GitDiff.h"
+#include "Reports.h"
+#include "Shards.h"
+#include "TidyRunner.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace libtorch_tidy {
+
+/// What a subcommand asks of the analysis (its command line, resolved).
+struct AnalysisOptions {
+  std::string Cwd;      // reports and messages are relative to it
+  std::string BuildDir; // empty: search (CompileDatabase.h)
+  std::vector<std::string> Paths;
+  unsigned Jobs = 0; // 0: all cores
+  bool All = false;  // also units that include no LibTorch header
+  TidyOptions Tidy;  // ClangTidy and Plugin resolved by the caller
+  bool UsePch = true;
+  bool UseCache = true;
+  std::string CacheDir; // empty: $LIBTORCH_TIDY_CACHE_DIR, else BUILD/.libtorch-tidy-cache
+  std::string CacheSize = "2G";
+  std::string Shard;               // "I/N"; empty: $CI_NODE_INDEX/$CI_NODE_TOTAL
+  std::optional<std::string> Diff; // --diff REV (empty REV: the default revision)
+  bool Progress = false;           // the progress line on stderr
+};
+
+/// The translation units to analyse and how.
+struct AnalysisPlan {
+  AnalysisOptions Opt;
+  CompileDatabase Db;
+  size_t Selected = 0; // units under the PATHs
+  std::vector<CompileCommand> Units;
+  std::vector<std::string> Keys; // cache keys of Units (when cached or sharded)
+  size_t SkippedNoTorch = 0, SkippedNoChange = 0, OtherShards = 0;
+  std::optional<ChangedLines> Changed;
+  std::optional<ShardSpec> Shard;
+  std::optional<ShardInfo> ShardReport;
+  std::string CacheDir;
+  uint64_t CacheCap = 0;
+  std::string ScopeModule, Clang; // the fast path's pieces (empty: none)
+};
+
+/// Every error is one line, before any unit is analysed.
+llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt);
+
+struct AnalysisRun {
+  std::vector<TidyResult> Results; // one per plan unit
+  size_t Hits = 0, PchRuns = 0, PchFallbacks = 0;
+  double Seconds = 0;
+};
+
+AnalysisRun runAnalysis(const AnalysisPlan &Plan);
+
+/// A translation unit that could not be analysed: never a finding.
+struct UnitFailure {
+  std::string File;       // as displayed
+  std::string Reason;     // one line: "does not compile: <first error>", or clang-tidy's
+  std::string Suggestion; // the fix, when the cause is known; else empty
+};
+
+/// The findings model every report and subcommand reads.
+struct FindingsModel {
+  std::unique_ptr<SourceCache> Sources = std::make_unique<SourceCache>();
+  std::vector<Finding> Findings; // sorted, deduplicated; never a compiler error
+  std::vector<UnitFailure> Failures;
+  size_t Analysed = 0;   // units analysed to the end
+  size_t AtBase = 0;     // --diff: findings already there at the base revision
+  size_t OutsideDiff = 0; // --diff without a base comparison: on unchanged lines
+  size_t InBaseline = 0;
+  size_t BaseUnits = 0, BaseHits = 0; // --diff: units analysed at the base, from the cache
+  size_t Fixed = 0;            // --fix: findings fixed (no longer in Findings)
+  std::string BaseUnavailable; // --diff: why the base revision could not be analysed
+};
+
+FindingsModel collectFindings(const AnalysisPlan &Plan, AnalysisRun &Run);
+
+/// --diff: analyses the touched units at the base revision (its text of the
+/// changed files shown through a VFS overlay) and keeps the findings that are
+/// new there, wherever their line is; a finding that only moved (same check,
+/// file, message and line text) is counted in AtBase. When the base cannot be
+/// analysed, the changed lines decide (OutsideDiff).
+void filterByDiff(const AnalysisPlan &Plan, FindingsModel &Model);
+
+/// Fingerprints (Baseline.h) relative to Root; drops the accepted findings.
+void filterByBaseline(FindingsModel &Model, const llvm::StringSet<> *Accepted, llvm::StringRef Root);
+
+/// "1 finding", "2 findings".
+std::string countOf(size_t N, llvm::StringRef Singular, llvm::StringRef Plural = "");
+
+/// The summary lines on stderr (the counts of the plan, the run and the model).
+void printSummary(const AnalysisPlan &Plan, const AnalysisRun &Run, const FindingsModel &Model,
+                  llvm::raw_ostream &OS);
+
+/// The failures, one line each, and the fixes they name.
+void printFailures(const FindingsModel &Model, llvm::raw_ostream &OS);
+
+} // namespace libtorch_tidy
+
+#endif

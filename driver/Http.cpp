@@ -1,0 +1,92 @@
+//===--- Http.cpp ---------------------------------------------------------===//
+#include "Http.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+
+namespace libtorch_tidy {
+
+static std::string curlPath() {
+  if (auto Env = llvm::sys::Process::GetEnv("LIBTORCH_TIDY_CURL"))
+    return *Env;
+  auto Curl = llvm::sys::findProgramByName("curl");
+  return Curl ? *Curl : std::string();
+}
+
+static std::string readFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  return Buf ? (*Buf)->getBuffer().str() : std::string();
+}
+
+HttpResponse httpRequest(const HttpRequest &Request) {
+  HttpResponse R;
+  std::string Curl = curlPath();
+  if (Curl.empty()) {
+    R.Error = "curl not found on PATH (install Debian's curl)";
+    return R;
+  }
+  llvm::SmallString<128> HeaderFile, BodyFile, OutFile, StatusFile, ErrFile;
+  std::vector<llvm::SmallString<128> *> Files = {&HeaderFile, &BodyFile, &OutFile, &StatusFile, &ErrFile};
+  auto Cleanup = llvm::make_scope_exit([&] {
+    for (auto *F : Files)
+      if (!F->empty())
+        llvm::sys::fs::remove(*F);
+  });
+  for (auto *F : Files)
+    if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-http", "txt", *F)) {
+      R.Error = "cannot create a temporary file: " + EC.message();
+      return R;
+    }
+  {
+    // createTemporaryFile makes the file 0600: the token stays private.
+    std::error_code EC;
+    llvm::raw_fd_ostream H(HeaderFile, EC);
+    for (const std::string &Header : Request.Headers)
+      H << Header << "\n";
+    if (!Request.Body.empty())
+      H << "Content-Type: application/json\n";
+    llvm::raw_fd_ostream B(BodyFile, EC);
+    B << Request.Body;
+  }
+  std::vector<std::string> Args = {"curl", "--silent", "--show-error", "--max-time", "60",
+                                   "--request", Request.Method, "--header", "@" + std::string(HeaderFile),
+                                   "--output", std::string(OutFile), "--write-out", "%{http_code}"};
+  if (!Request.Body.empty()) {
+    Args.push_back("--data-binary");
+    Args.push_back("@" + std::string(BodyFile));
+  }
+  Args.push_back("--");
+  Args.push_back(Request.Url);
+  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(StatusFile),
+                                                llvm::StringRef(ErrFile)};
+  std::string ErrMsg;
+  bool Failed = false;
+  int Exit = llvm::sys::ExecuteAndWait(Curl, Argv, std::nullopt, Redirects, 120, 0, &ErrMsg, &Failed);
+  if (Failed || Exit < 0) {
+    R.Error = ErrMsg.empty() ? "cannot run " + Curl : ErrMsg;
+    return R;
+  }
+  if (Exit != 0) {
+    // "curl: (7) Failed to connect to host port 1: Connection refused"
+    std::string ErrText = readFile(ErrFile);
+    llvm::StringRef L = llvm::StringRef(ErrText).trim().split('\n').first;
+    L.consume_front("curl: ");
+    std::string Line = L.str();
+    R.Error = Line.empty() ? "curl exited with " + std::to_string(Exit) : Line;
+    return R;
+  }
+  std::string Status = readFile(StatusFile);
+  llvm::StringRef(Status).trim().getAsInteger(10, R.Status);
+  R.Body = readFile(OutFile);
+  if (R.Status == 0)
+    R.Error = "no HTTP response";
+  return R;
+}
+
+} // namespace libtorch_tidy

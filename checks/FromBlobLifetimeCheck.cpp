@@ -186,8 +186,7 @@ bool sharesStorage(const CXXMemberCallExpr *MC) {
     return false;
   llvm::StringRef N = MD->getName();
   if (N == "to") {
-    // .to(device) keeps the memory when the device is the tensor's; a dtype
-    // (or options that may carry one) converts with a copy: silent.
+    // A dtype (or options that may carry one) converts with a copy: silent.
     for (const Expr *A : MC->arguments()) {
       QualType T = A->getType().getNonReferenceType().getUnqualifiedType();
       if (isa<CXXDefaultArgExpr>(A))
@@ -197,7 +196,10 @@ bool sharesStorage(const CXXMemberCallExpr *MC) {
       if (const auto *RD = T->getAsCXXRecordDecl(); RD && RD->getName() == "TensorOptions")
         return false;
     }
-    return true;
+    // .to(device): a copy unless the device is the CPU (where the memory
+    // of a local buffer is); a device that may be another is taken as a copy.
+    const Expr *Device = MC->getNumArgs() ? MC->getArg(0) : nullptr;
+    return Device && isCPUDeviceExpr(Device->IgnoreParenImpCasts());
   }
   return llvm::is_contained({"contiguous", "view", "reshape", "flatten", "squeeze", "unsqueeze",
                              "narrow", "select", "slice", "t", "transpose", "permute", "expand",

@@ -134,6 +134,11 @@ torch::Tensor converted() {
   std::vector<uint8_t> bytes(100);
   return torch::from_blob(bytes.data(), {100}, torch::kByte).to(torch::kFloat).div(255);
 }
+torch::Tensor uploaded(torch::Device device) {
+  std::vector<float> pixels = read_pixels();
+  auto gpu = torch::from_blob(pixels.data(), {3, 224, 224}).to(torch::Device(torch::kCUDA));
+  return torch::from_blob(pixels.data(), {3, 224, 224}).to(device).unsqueeze(0);
+}
 torch::Tensor computed() {
   std::vector<float> a(4), b(4);
   auto ta = torch::from_blob(a.data(), {4});

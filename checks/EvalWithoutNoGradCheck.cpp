@@ -6,6 +6,7 @@
 #include "utils/GradGuards.h"
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
+#include "utils/ThreadBodies.h"
 #include "utils/TorchNames.h"
 
 #include "clang/AST/ParentMap.h"
@@ -248,6 +249,54 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   ParentMap PM(const_cast<CompoundStmt *>(Body));
   DeclaredNames[Canonical] = std::move(Facts.Names);
+
+  // Grad mode is thread-local: a forward pass in the body of a thread this
+  // function starts is judged by the guards of that body alone.
+  llvm::SmallPtrSet<const LambdaExpr *, 2> ThreadsReported;
+  llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
+    const LambdaExpr *L = threadBodyLambda(Fwd.Call, PM);
+    if (!L)
+      return false;
+    const auto *LBody = dyn_cast<CompoundStmt>(L->getBody());
+    const VarDecl *SpawnGuard = enclosingGradGuard(L, PM, Ctx);
+    bool SpawnEval = SpawnGuard || (nameSaysEval(FD) && Facts.Backwards.empty() && Facts.Trains.empty());
+    bool BodyTrains = llvm::any_of(Facts.Backwards, [&](const CallExpr *B) { return isDescendant(B, L, PM); }) ||
+                      llvm::any_of(Facts.Trains, [&](const CallExpr *T) { return isDescendant(T, L, PM); });
+    if (!LBody || !SpawnEval || BodyTrains || isGradDisabledInThreadBody(Fwd.Call, L, Ctx) ||
+        !ThreadsReported.insert(L).second)
+      return true;
+    {
+      auto D = diag(isa<CXXOperatorCallExpr>(Fwd.Call) ? compat::beginLoc(Fwd.Call) : Fwd.Call->getExprLoc(),
+                    "forward pass on a thread started by evaluation code runs with autograd enabled: "
+                    "grad mode is thread-local, so the spawning thread's guard does not cover it; "
+                    "hold a '%0' in the thread body")
+               << (Guard == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
+                                                   : names::InferenceModeSpelling)
+               << Fwd.Call->getSourceRange();
+      if (!LBody->body_empty()) {
+        SourceLocation Loc = compat::beginLoc(LBody->body_front());
+        SourceLocation Brace = LBody->getLBracLoc();
+        if (Loc.isValid() && Loc.isFileID() && Brace.isFileID()) {
+          std::string Text = guardDeclaration(Canonical);
+          Text += SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc)
+                      ? std::string(" ")
+                      : "\n" + indentationAt(Loc, *SM);
+          D << FixItHint::CreateInsertion(Loc, Text);
+        }
+      }
+    }
+    if (SpawnGuard)
+      diag(SpawnGuard->getLocation(), "this guard covers only the thread that declares it",
+           DiagnosticIDs::Note);
+    else
+      diag(FD->getLocation(), "'%0' is evaluation code by its name (option EvalFunctionPattern)",
+           DiagnosticIDs::Note)
+          << FD->getNameAsString();
+    diag(compat::beginLoc(L), "the thread body starts here", DiagnosticIDs::Note);
+    return true;
+  });
+  if (Facts.Forwards.empty())
+    return;
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),

@@ -13,9 +13,13 @@
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
 #include "Fp16WithoutGradScalerCheck.h"
+#include "FromBlobLifetimeCheck.h"
 #include "GradModeNotRestoredCheck.h"
 #include "HistoryInContainerCheck.h"
+#include "HookInLoopCheck.h"
+#include "LoadInLoopCheck.h"
 #include "MisplacedZeroGradCheck.h"
+#include "MissingEvalCheck.h"
 #include "MissingZeroGradCheck.h"
 #include "ModuleToDeviceInLoopCheck.h"
 #include "OptimizerInLoopCheck.h"
@@ -39,9 +43,13 @@ public:
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
     Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
+    Factories.registerCheck<FromBlobLifetimeCheck>("torch-from-blob-lifetime");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
     Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
+    Factories.registerCheck<HookInLoopCheck>("torch-hook-in-loop");
+    Factories.registerCheck<LoadInLoopCheck>("torch-load-in-loop");
     Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");
+    Factories.registerCheck<MissingEvalCheck>("torch-missing-eval");
     Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
     Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
     Factories.registerCheck<OptimizerInLoopCheck>("torch-optimizer-in-loop");

@@ -39,8 +39,8 @@ def main():
         link, side, fix = rows[check]
         if link != check + ".md":
             errors.append("%s: the row links to %s" % (check, link))
-        if side not in ("memory", "performance"):
-            errors.append("%s: side must be memory or performance, not %s" % (check, side))
+        if side not in ("memory", "performance", "correctness"):
+            errors.append("%s: side must be memory, performance or correctness, not %s" % (check, side))
         has_fixes = any("CHECK-FIXES" in open(t, encoding="utf-8").read() for t in tests)
         if (fix == "yes") != has_fixes:
             errors.append("%s: README says fix-it '%s' but its tests %s CHECK-FIXES"

@@ -259,6 +259,44 @@ bool isJitLoadCall(const CallExpr *Call) {
   return Call && isNamed(Call->getDirectCallee(), names::JitLoad);
 }
 
+bool isFromBlobCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return FD && (isNamed(FD, names::TorchFromBlob) || isNamed(FD, names::AtFromBlob));
+}
+
+bool fromBlobHasDeleter(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  for (const ParmVarDecl *P : FD->parameters()) {
+    const CXXRecordDecl *RD = classOf(P->getType());
+    if (RD && RD->getName() == "function" && RD->isInStdNamespace())
+      return true;
+  }
+  return false;
+}
+
+const Expr *modelLoadPathArg(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || Call->getNumArgs() == 0)
+    return nullptr;
+  if (isNamed(FD, names::JitLoad))
+    return Call->getArg(0);
+  if (isNamed(FD, names::TorchLoad))
+    return Call->getNumArgs() >= 2 ? Call->getArg(1) : nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    if (MC->getMethodDecl() && MC->getMethodDecl()->getName() == "load_from" &&
+        isNamed(MC->getMethodDecl()->getParent(), names::InputArchive))
+      return Call->getArg(0);
+  return nullptr;
+}
+
+static bool isTensorMethod(const CXXMemberCallExpr *Call, llvm::StringRef Name) {
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&
+         (isNamed(MD->getParent(), names::Tensor) || isNamed(MD->getParent(), names::TensorBase));
+}
+bool isRegisterHookCall(const CXXMemberCallExpr *Call) { return isTensorMethod(Call, "register_hook"); }
+bool isRemoveHookCall(const CXXMemberCallExpr *Call) { return isTensorMethod(Call, "remove_hook"); }
+
 bool isEmptyCacheCall(const CallExpr *Call) {
   if (!Call || !calleeIs(Call, "emptyCache"))
     return false;

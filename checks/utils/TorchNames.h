@@ -37,6 +37,14 @@ inline constexpr llvm::StringLiteral AutocastNamespace = "::at::autocast";
 
 // Functions.
 inline constexpr llvm::StringLiteral JitLoad = "::torch::jit::load";
+/// torch::from_blob (torch/csrc/autograd/generated/variable_factories.h) and
+/// at::from_blob (ATen/Functions.h / ATen/ops/from_blob.h).
+inline constexpr llvm::StringLiteral TorchFromBlob = "::torch::from_blob";
+inline constexpr llvm::StringLiteral AtFromBlob = "::at::from_blob";
+/// torch::load(value, path) (torch/serialize.h).
+inline constexpr llvm::StringLiteral TorchLoad = "::torch::load";
+/// torch::serialize::InputArchive (load_from / load).
+inline constexpr llvm::StringLiteral InputArchive = "::torch::serialize::InputArchive";
 inline constexpr llvm::StringLiteral AutogradBackward = "::torch::autograd::backward";
 inline constexpr llvm::StringLiteral AutogradGrad = "::torch::autograd::grad";
 inline constexpr llvm::StringLiteral EmptyCache = "::c10::cuda::CUDACachingAllocator::emptyCache";
@@ -128,6 +136,18 @@ enum class SetGradEnabled { NotACall, Disables, Enables, Unknown };
 SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx);
 /// torch::jit::load(...).
 bool isJitLoadCall(const CallExpr *Call);
+/// torch::from_blob(...) / at::from_blob(...) (any overload).
+bool isFromBlobCall(const CallExpr *Call);
+/// The from_blob overloads that take a deleter (std::function<void(void*)>):
+/// the tensor then owns (or at least manages) the memory.
+bool fromBlobHasDeleter(const CallExpr *Call);
+/// A call that loads a model or checkpoint from a file: torch::jit::load(path),
+/// torch::load(value, path), InputArchive::load_from(path). Returns the
+/// argument that names the file (or stream), or null when \p Call is none.
+const Expr *modelLoadPathArg(const CallExpr *Call);
+/// tensor.register_hook(...) / tensor.remove_hook(...) on an at::Tensor.
+bool isRegisterHookCall(const CXXMemberCallExpr *Call);
+bool isRemoveHookCall(const CXXMemberCallExpr *Call);
 /// c10::cuda::CUDACachingAllocator::emptyCache(...) (any overload, any
 /// namespace alias), and emptyCache() called on the allocator object of that
 /// namespace (CUDACachingAllocator::get()->emptyCache()).

@@ -182,6 +182,8 @@ public:
   Tensor max() const;
   Tensor min() const;
   Tensor abs() const;
+  Tensor clamp(const Scalar &min, const Scalar &max) const;
+  Tensor permute(c10::IntArrayRef dims) const;
   Tensor pow(const Scalar &exponent) const;
   Tensor exp() const;
   Tensor log() const;
@@ -221,6 +223,9 @@ public:
   Tensor cuda() const;
   Tensor to_dense() const;
   Tensor float_() const;
+  // torch/csrc/autograd: hooks on a tensor (the hook is any callable).
+  template <typename T> unsigned register_hook(T &&hook) const { return 0; }
+  void remove_hook(unsigned pos) const;
 };
 
 Tensor operator+(const Tensor &a, const Tensor &b);
@@ -253,6 +258,8 @@ Tensor softmax(const Tensor &self, int64_t dim);
 Tensor log_softmax(const Tensor &self, int64_t dim);
 Tensor matmul(const Tensor &a, const Tensor &b);
 Tensor stack(TensorList tensors, int64_t dim = 0);
+// ATen/ops/from_blob.h
+Tensor from_blob(void *data, IntArrayRef sizes, const TensorOptions &options = TensorOptions());
 Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor sum(const Tensor &self);
 Tensor mean(const Tensor &self);
@@ -273,6 +280,16 @@ Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
 Tensor tensor(double value, TensorOptions options = {});
 Tensor zeros_like(const Tensor &self);
 Tensor ones_like(const Tensor &self);
+// torch/csrc/autograd/generated/variable_factories.h
+using Deleter = std::function<void(void *)>;
+Tensor from_blob(void *data, at::IntArrayRef sizes, at::IntArrayRef strides, const Deleter &deleter,
+                 const at::TensorOptions &options = at::TensorOptions());
+Tensor from_blob(void *data, at::IntArrayRef sizes, at::IntArrayRef strides,
+                 const at::TensorOptions &options = at::TensorOptions());
+Tensor from_blob(void *data, at::IntArrayRef sizes, const Deleter &deleter,
+                 const at::TensorOptions &options = at::TensorOptions());
+Tensor from_blob(void *data, at::IntArrayRef sizes,
+                 const at::TensorOptions &options = at::TensorOptions());
 using NoGradGuard = at::NoGradGuard; // torch/utils.h
 using InferenceMode = c10::InferenceMode;
 

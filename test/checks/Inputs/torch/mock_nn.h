@@ -383,4 +383,16 @@ template <typename Dataset, typename Sampler>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>>
 make_data_loader(Dataset dataset, Sampler sampler, DataLoaderOptions options);
 } // namespace data
+
+// torch/serialize/input-archive.h, torch/serialize.h
+namespace serialize {
+class InputArchive {
+public:
+  InputArchive();
+  void load_from(const std::string &filename, c10::optional<at::Device> device = c10::nullopt);
+  bool try_read(const std::string &key, at::Tensor &tensor, bool is_buffer = false);
+  void read(const std::string &key, at::Tensor &tensor, bool is_buffer = false);
+};
+} // namespace serialize
+template <typename Value, typename... LoadFromArgs> void load(Value &value, LoadFromArgs &&...args);
 } // namespace torch

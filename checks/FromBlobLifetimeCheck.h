@@ -1,0 +1,31 @@
+//===--- FromBlobLifetimeCheck.h - libtorch-tidy ----------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_FROMBLOBLIFETIMECHECK_H
+#define LIBTORCH_TIDY_CHECKS_FROMBLOBLIFETIMECHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds tensors made by torch::from_blob over memory whose owner (a local
+/// std::vector, std::string, std::array, C array or std::unique_ptr, a buffer of
+/// a local object, memory deleted later in the function) dies while the tensor
+/// still escapes: returned, stored in a member, a container or an outer
+/// variable, or captured by a lambda that does.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-from-blob-lifetime.md
+class FromBlobLifetimeCheck : public ClangTidyCheck {
+public:
+  FromBlobLifetimeCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_FROMBLOBLIFETIMECHECK_H

@@ -1,0 +1,27 @@
+//===--- HookInLoopCheck.h - libtorch-tidy ----------------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_HOOKINLOOPCHECK_H
+#define LIBTORCH_TIDY_CHECKS_HOOKINLOOPCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds Tensor::register_hook called on every iteration of a loop on a tensor
+/// that outlives the iteration, with no remove_hook of it in the loop.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-hook-in-loop.md
+class HookInLoopCheck : public ClangTidyCheck {
+public:
+  HookInLoopCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_HOOKINLOOPCHECK_H

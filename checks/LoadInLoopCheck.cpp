@@ -1,0 +1,202 @@
+//===--- LoadInLoopCheck.cpp - libtorch-tidy ------------------------------===//
+//
+// collect: the load calls of each function (torch::jit::load, torch::load
+// into a module or optimizer, InputArchive::load_from) and the call graph;
+// decide: a load that runs unconditionally on every iteration of a loop with a
+// path that is the same on every iteration (no variable of the loop, no call
+// that may return another name), in a loop that neither retries (try) nor stops
+// early (break/return); or such a load in a helper, with a path that does not
+// depend on the helper's parameters, reached from a loop through unconditional
+// calls (CallGraph::chainToLoop);
+// diagnose: the load, a note at the loop. No fix-it: hoisting a load changes
+// which object the loop uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoadInLoopCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/CallFacts.h"
+#include "utils/ClangTidyCompat.h"
+#include "utils/Matchers.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+
+namespace {
+
+/// A load of a model, optimizer or checkpoint; the path argument.
+const Expr *loadPath(const CallExpr *Call) {
+  const Expr *Path = modelLoadPathArg(Call);
+  if (!Path)
+    return nullptr;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (isNamed(FD, names::TorchLoad)) {
+    // torch::load(value, path): a module or an optimizer (not a tensor).
+    const CXXRecordDecl *RD = classOf(Call->getArg(0)->getType(), /*LookThroughPointers=*/true);
+    if (!RD || !(isAnyModuleLike(RD) || isOptimizerClass(RD)))
+      return nullptr;
+  }
+  return Path;
+}
+
+class LoadCollector : public RecursiveASTVisitor<LoadCollector> {
+public:
+  llvm::SmallVector<const CallExpr *, 4> Loads;
+  llvm::SmallVector<const CallExpr *, 16> Calls;
+  bool shouldVisitLambdaBodies() const { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (loadPath(Call))
+      Loads.push_back(Call);
+    Calls.push_back(Call);
+    return true;
+  }
+};
+
+bool declaredWithin(const ValueDecl *VD, const Stmt *Scope, const SourceManager &SM) {
+  SourceLocation L = SM.getExpansionLoc(VD->getLocation());
+  return SM.isPointWithin(L, SM.getExpansionLoc(compat::beginLoc(Scope)),
+                          SM.getExpansionLoc(Scope->getEndLoc()));
+}
+
+/// True when the path \p E may name another file on another run of \p Scope:
+/// it reads a variable declared or assigned in \p Scope (or, with
+/// \p ParamsVary, a parameter), or calls something other than std::string's
+/// and std::filesystem::path's members and operators.
+bool mayVary(const Stmt *E, const Stmt *Scope, bool ParamsVary, const SourceManager &SM) {
+  if (!E)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+      if (ParamsVary && isa<ParmVarDecl>(VD))
+        return true;
+      if (declaredWithin(VD, Scope, SM) || isAssignedWithin(VD, Scope))
+        return true;
+    }
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (isAssignedWithin(ME->getMemberDecl(), Scope))
+      return true;
+  if (const auto *Call = dyn_cast<CallExpr>(E); Call && !isa<CXXOperatorCallExpr>(Call)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    bool StdMember = false;
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD))
+      StdMember = MD->getParent()->isInStdNamespace();
+    if (!StdMember)
+      return true;
+  }
+  for (const Stmt *Child : E->children())
+    if (mayVary(Child, Scope, ParamsVary, SM))
+      return true;
+  return false;
+}
+
+/// True when \p Loop may stop after one iteration on purpose (a retry loop, a
+/// search): a try statement around \p S inside the loop, or a break, return or
+/// goto in the loop body that leaves the loop.
+bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
+  for (const Stmt *P = PM.getParent(S); P && P != Loop; P = PM.getParent(P))
+    if (isa<CXXTryStmt>(P))
+      return true;
+  llvm::SmallVector<std::pair<const Stmt *, bool>, 16> Work{{loopBody(Loop), false}};
+  while (!Work.empty()) {
+    auto [Cur, Nested] = Work.pop_back_val();
+    if (!Cur || isa<LambdaExpr>(Cur))
+      continue;
+    if (isa<ReturnStmt, GotoStmt, CXXThrowExpr>(Cur) || (isa<BreakStmt>(Cur) && !Nested))
+      return true;
+    bool ChildNested = Nested || isLoopStmt(Cur) || isa<SwitchStmt>(Cur);
+    for (const Stmt *Child : Cur->children())
+      Work.push_back({Child, ChildNested});
+  }
+  return false;
+}
+
+} // namespace
+
+LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {}
+
+void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, CallDepthOption, CallDepth);
+}
+
+void LoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+}
+
+void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  Graph.collect(FD, Body, Ctx);
+  LoadCollector Collector;
+  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  ParentMap PM(const_cast<Stmt *>(Body));
+
+  // Calls that run only sometimes in their loop (or their function): a chain
+  // of calls through them does not load on every iteration.
+  for (const CallExpr *Call : Collector.Calls) {
+    const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
+    const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
+    const Stmt *Scope = Loop ? Loop : CodeBody;
+    if (isConditionalWithin(Call, Scope, PM) || (Loop && mayRunOnce(Call, Loop, PM)))
+      ConditionalCalls.insert(Call);
+  }
+
+  for (const CallExpr *Load : Collector.Loads) {
+    if (ConditionalCalls.contains(Load))
+      continue;
+    const Stmt *CodeBody = enclosingCodeBody(Load, PM, Body);
+    const Expr *Path = loadPath(Load);
+    if (const Stmt *Loop = enclosingLoop(Load, PM, CodeBody)) {
+      if (mayVary(Path, Loop, /*ParamsVary=*/false, SM))
+        continue;
+      diag(compat::beginLoc(Load), "the same file is loaded on every iteration of a loop: each "
+                                   "load reads and allocates the whole model again; load it "
+                                   "once before the loop")
+          << Load->getSourceRange();
+      diag(compat::beginLoc(Loop), "the loop is here", DiagnosticIDs::Note);
+      continue;
+    }
+    // Not in a loop here: a helper (its own body, not a lambda's) that a loop
+    // may call, with a path of its own.
+    if (CodeBody == Body && !mayVary(Path, Body, /*ParamsVary=*/true, SM))
+      HelperLoads.push_back({Load, FD});
+  }
+}
+
+void LoadInLoopCheck::onEndOfTranslationUnit() {
+  for (const HelperLoad &H : HelperLoads) {
+    auto Chain = Graph.chainToLoop(H.Helper, [&](const CallGraph::Site &S) {
+      return !ConditionalCalls.contains(S.Call);
+    });
+    if (Chain.empty())
+      continue;
+    const CallGraph::Site *Outer = Chain.back();
+    diag(compat::beginLoc(H.Load), "the same file is loaded on every iteration of a loop that "
+                                   "calls '%0': each load reads and allocates the whole model "
+                                   "again; load it once before the loop")
+        << H.Helper->getNameAsString() << H.Load->getSourceRange();
+    for (const CallGraph::Site *S : Chain)
+      diag(compat::beginLoc(S->Call), "'%0' is called here", DiagnosticIDs::Note)
+          << S->Call->getDirectCallee()->getNameAsString();
+    if (Outer->Loop)
+      diag(compat::beginLoc(Outer->Loop), "the loop is here", DiagnosticIDs::Note);
+  }
+  HelperLoads.clear();
+  ConditionalCalls.clear();
+  Graph.clear();
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,43 @@
+//===--- LoadInLoopCheck.h - libtorch-tidy ----------------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_LOADINLOOPCHECK_H
+#define LIBTORCH_TIDY_CHECKS_LOADINLOOPCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CallGraph.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds a model or checkpoint loaded from the same file on every iteration of
+/// a loop (torch::jit::load, torch::load into a module or optimizer,
+/// InputArchive::load_from), directly or through a helper the loop calls.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-load-in-loop.md
+class LoadInLoopCheck : public ClangTidyCheck {
+public:
+  LoadInLoopCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  struct HelperLoad {
+    const CallExpr *Load;
+    const FunctionDecl *Helper;
+  };
+  const unsigned CallDepth;
+  CallGraph Graph;
+  llvm::SmallVector<HelperLoad, 4> HelperLoads;
+  /// Calls that run only under a condition in their loop (or function body).
+  llvm::DenseSet<const CallExpr *> ConditionalCalls;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_LOADINLOOPCHECK_H

@@ -1,0 +1,376 @@
+//===--- MissingEvalCheck.cpp - libtorch-tidy -----------------------------===//
+//
+// collect: per function, the forward passes, the eval()/train(false) and
+// train() calls, backward passes, and the user calls that take the module;
+// decide: a forward pass in evaluation code (a function whose name says it
+// evaluates, as in torch-eval-without-no-grad, or a forward under a grad
+// guard) of a torch::nn module whose class holds a dropout or batch-norm layer
+// (directly or in a submodule) or reads is_training(), in a function that does
+// not train, with no eval()/train(false) on that module before it on every
+// path of the function (an unconditional statement of an enclosing block) and
+// no helper taking the module before it; for a parameter, callers that switch
+// a module to evaluation mode silence it (and so does having no caller in the
+// translation unit); for a member, any eval() of that member in the translation
+// unit does;
+// diagnose: the forward pass, a note at the layer; `module->eval();` before the
+// function's top-level statement that holds the forward pass, only for a module
+// declared in the function (switching a caller's module would change its
+// training).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MissingEvalCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/CallFacts.h"
+#include "utils/ClangTidyCompat.h"
+#include "utils/GradGuards.h"
+#include "utils/LoopVariables.h"
+#include "utils/Matchers.h"
+#include "utils/NameParts.h"
+#include "utils/TorchNames.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_check {
+
+static constexpr llvm::StringLiteral FunctionId = "fn";
+// The same default as torch-eval-without-no-grad's EvalFunctionPattern.
+static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
+    "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"
+    "predict|prediction)$";
+
+namespace {
+
+struct Facts {
+  llvm::SmallVector<const CallExpr *, 4> Forwards;
+  llvm::SmallVector<const CallExpr *, 4> Evals;
+  bool Trains = false;
+  llvm::SmallVector<const CallExpr *, 8> UserCalls;
+};
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  Collector(Facts &F, const ASTContext &Ctx) : F(F), Ctx(Ctx) {}
+  bool shouldVisitLambdaBodies() const { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isForwardCall(Call)) {
+      F.Forwards.push_back(Call);
+      return true;
+    }
+    if (isBackwardOrGradCall(Call)) {
+      F.Trains = true;
+      return true;
+    }
+    llvm::StringRef Method = moduleMethodName(Call);
+    if (Method == "eval") {
+      F.Evals.push_back(Call);
+      return true;
+    }
+    if (Method == "train") {
+      bool On = true;
+      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+      if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
+          Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+        F.Evals.push_back(Call);
+      else
+        F.Trains = true;
+      return true;
+    }
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      if (!Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()) &&
+          !isInLibraryNamespace(Callee))
+        F.UserCalls.push_back(Call);
+    return true;
+  }
+
+private:
+  Facts &F;
+  const ASTContext &Ctx;
+};
+
+/// The torch::nn::Module class behind \p T: the class itself, the Impl of a
+/// TORCH_MODULE holder (ModuleHolder<Impl>), or the pointee of a shared_ptr.
+const CXXRecordDecl *moduleImpl(QualType T) {
+  const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
+  if (!RD || !RD->hasDefinition())
+    return nullptr;
+  if (isModuleClass(RD))
+    return RD;
+  auto TemplateArg = [](const CXXRecordDecl *C) -> const CXXRecordDecl * {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(C);
+    if (!Spec || Spec->getTemplateArgs().size() == 0 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return nullptr;
+    return classOf(Spec->getTemplateArgs()[0].getAsType());
+  };
+  if (RD->isInStdNamespace() && RD->getName() == "shared_ptr") {
+    const CXXRecordDecl *Inner = TemplateArg(RD);
+    return Inner && isModuleClass(Inner) ? Inner : nullptr;
+  }
+  if (isModuleHolderClass(RD)) {
+    const CXXRecordDecl *Holder = RD;
+    while (Holder && !isNamed(Holder, names::ModuleHolder)) {
+      const CXXRecordDecl *Next = nullptr;
+      for (const CXXBaseSpecifier &B : Holder->bases())
+        if (const CXXRecordDecl *BR = classOf(B.getType()); BR && isModuleHolderClass(BR))
+          Next = BR;
+      Holder = Next;
+    }
+    const CXXRecordDecl *Impl = Holder ? TemplateArg(Holder) : nullptr;
+    return Impl && isModuleClass(Impl) && Impl->hasDefinition() ? Impl : nullptr;
+  }
+  return nullptr;
+}
+
+/// LibTorch's layers whose forward depends on the training mode.
+bool isModeDependentLayer(const CXXRecordDecl *Impl) {
+  if (!isInLibraryNamespace(Impl) || !Impl->getIdentifier())
+    return false;
+  llvm::StringRef N = Impl->getName();
+  N.consume_back("Impl");
+  return llvm::is_contained({"Dropout", "Dropout2d", "Dropout3d", "AlphaDropout",
+                             "FeatureAlphaDropout", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"},
+                            N);
+}
+
+/// True when a member function of \p RD defined in the translation unit reads
+/// is_training() (a functional dropout or batch norm driven by the mode).
+bool readsTrainingMode(const CXXRecordDecl *RD) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *C) {
+      if (const CXXMethodDecl *MD = C->getMethodDecl();
+          MD && MD->getDeclName().isIdentifier() && MD->getName() == "is_training")
+        Found = true;
+      return !Found;
+    }
+  };
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (!MD->hasBody(Def) || !Def)
+      continue;
+    Finder F;
+    F.TraverseStmt(Def->getBody());
+    if (F.Found)
+      return true;
+  }
+  return false;
+}
+
+/// The mode-dependent layer in \p Impl (a field, a field's submodule, or
+/// \p Impl itself when it reads is_training()); null when there is none.
+const CXXRecordDecl *modeDependentPart(const CXXRecordDecl *Impl, unsigned Depth,
+                                       llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Seen) {
+  if (!Impl || Depth == 0 || !Seen.insert(Impl).second)
+    return nullptr;
+  if (isModeDependentLayer(Impl))
+    return Impl;
+  if (isInLibraryNamespace(Impl))
+    return nullptr; // Sequential, ModuleList, Linear ...: contents unknown or mode-free
+  if (readsTrainingMode(Impl))
+    return Impl;
+  for (const FieldDecl *Field : Impl->fields())
+    if (const CXXRecordDecl *Sub = moduleImpl(Field->getType()))
+      if (const CXXRecordDecl *Found = modeDependentPart(Sub, Depth - 1, Seen))
+        return Found;
+  for (const CXXBaseSpecifier &B : Impl->bases())
+    if (const CXXRecordDecl *Base = classOf(B.getType()); Base && isModuleClass(Base))
+      if (const CXXRecordDecl *Found = modeDependentPart(Base, Depth - 1, Seen))
+        return Found;
+  return nullptr;
+}
+
+/// The statement of \p Block that holds \p S.
+const Stmt *childOfBlockHolding(const Stmt *S, const Stmt *Block, const ParentMap &PM) {
+  const Stmt *Cur = S;
+  while (Cur) {
+    const Stmt *P = PM.getParent(Cur);
+    if (P == Block)
+      return Cur;
+    Cur = P;
+  }
+  return nullptr;
+}
+
+/// True when \p Eval is an unconditional statement of a block that encloses
+/// \p Forward, before the statement that holds it.
+bool precedesOnEveryPath(const CallExpr *Eval, const CallExpr *Forward, const ParentMap &PM) {
+  const Stmt *EvalStmt = asBlockStatement(Eval, PM);
+  const auto *Block = EvalStmt ? dyn_cast_or_null<CompoundStmt>(PM.getParent(EvalStmt)) : nullptr;
+  if (!Block)
+    return false;
+  const Stmt *Holder = childOfBlockHolding(Forward, Block, PM);
+  if (!Holder)
+    return false;
+  for (const Stmt *Child : Block->body()) {
+    if (Child == Holder)
+      return false;
+    if (Child == EvalStmt)
+      return true;
+  }
+  return false;
+}
+
+bool mentions(const Stmt *S, const ValueDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == V)
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(S); ME && ME->getMemberDecl() == V)
+    return true;
+  for (const Stmt *C : S->children())
+    if (mentions(C, V))
+      return true;
+  return false;
+}
+
+} // namespace
+
+MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
+      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {
+  std::string Error;
+  if (!EvalNameRegex.isValid(Error))
+    configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
+        << EvalFunctionPattern << Error;
+}
+
+void MissingEvalCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
+  Options.store(Opts, CallDepthOption, CallDepth);
+}
+
+void MissingEvalCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+}
+
+void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(FD ? FD->getBody() : nullptr);
+  if (!Body)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  Graph.collect(FD, Body, Ctx);
+  Facts F;
+  Collector(F, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const CallExpr *Eval : F.Evals) {
+    EvalCallers.insert(FD->getCanonicalDecl());
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
+    if (const ValueDecl *V = MC ? storageOf(MC->getImplicitObjectArgument()) : nullptr;
+        V && isa<FieldDecl>(V))
+      EvaluatedMembers.insert(V);
+  }
+  if (F.Forwards.empty() || F.Trains)
+    return;
+
+  bool ByName = false;
+  if (const IdentifierInfo *II = FD->getIdentifier(); II && FD->getLocation().isFileID())
+    for (const std::string &Word : identifierWords(II->getName()))
+      if (EvalNameRegex.match(Word))
+        ByName = true;
+  ParentMap PM(const_cast<CompoundStmt *>(Body));
+  llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
+
+  for (const CallExpr *Forward : F.Forwards) {
+    if (!ByName && !isGradDisabledAt(Forward, PM, Ctx))
+      continue;
+    const Expr *ObjExpr = forwardCallObject(Forward);
+    const ValueDecl *Object = ObjExpr ? storageOf(ObjExpr) : nullptr;
+    if (!Object || Reported.contains(Object))
+      continue;
+    const CXXRecordDecl *Impl = moduleImpl(Object->getType());
+    llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
+    const CXXRecordDecl *Layer = modeDependentPart(Impl, 4, Seen);
+    if (!Layer)
+      continue;
+    // eval()/train(false) before it on every path, or a helper that gets the
+    // module first (it may switch the mode).
+    if (llvm::any_of(F.Evals, [&](const CallExpr *Eval) {
+          const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
+          return MC && storageOf(MC->getImplicitObjectArgument()) == Object &&
+                 precedesOnEveryPath(Eval, Forward, PM);
+        }))
+      continue;
+    if (llvm::any_of(F.UserCalls, [&](const CallExpr *Call) {
+          return Call != Forward && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
+                                                                 Forward->getBeginLoc()) &&
+                 mentions(Call, Object);
+        }))
+      continue;
+    Reported.insert(Object);
+    Finding Fi{Forward, FD, Object, Layer, SourceLocation(), "", ByName};
+    // The fix-it: only for a module declared in this function, before the
+    // top-level statement that holds the forward pass (after the declaration).
+    const auto *Local = dyn_cast<VarDecl>(Object);
+    if (Local && Local->isLocalVarDecl() && !Local->isStaticLocal()) {
+      const Stmt *Top = childOfBlockHolding(Forward, Body, PM);
+      SourceLocation Loc = Top ? compat::beginLoc(Top) : SourceLocation();
+      if (Loc.isValid() && Loc.isFileID() &&
+          SM.isBeforeInTranslationUnit(Local->getEndLoc(), Loc)) {
+        const CXXRecordDecl *Class = classOf(Local->getType());
+        bool Arrow = Local->getType()->isPointerType() || (Class && isModuleHolderClass(Class)) ||
+                     (Class && Class->isInStdNamespace() && Class->getName() == "shared_ptr");
+        Fi.FixLoc = Loc;
+        Fi.FixText = (Local->getName() + (Arrow ? "->eval();\n" : ".eval();\n")).str() +
+                     indentationAt(Loc, SM);
+      }
+    }
+    Findings.push_back(std::move(Fi));
+  }
+}
+
+void MissingEvalCheck::onEndOfTranslationUnit() {
+  for (const Finding &F : Findings) {
+    if (isa<FieldDecl>(F.Object) && EvaluatedMembers.contains(F.Object))
+      continue;
+    if (isa<ParmVarDecl>(F.Object) || isa<FieldDecl>(F.Object)) {
+      // The caller may switch the module to evaluation mode: silent unless
+      // the function has callers here and none of them (nor theirs) calls eval().
+      auto Callers = Graph.callers(F.Function);
+      if (Callers.empty())
+        continue;
+      bool CallerEvals = llvm::any_of(Callers, [&](const CallGraph::Site *S) {
+        if (EvalCallers.contains(S->Caller))
+          return true;
+        return llvm::any_of(Graph.callers(S->Caller), [&](const CallGraph::Site *Up) {
+          return EvalCallers.contains(Up->Caller);
+        });
+      });
+      if (CallerEvals)
+        continue;
+    }
+    {
+      auto D = diag(compat::beginLoc(F.Forward),
+                    "forward pass in evaluation code of '%0' runs in training mode: its "
+                    "dropout and batch-norm layers drop activations and update running "
+                    "statistics; switch it to evaluation mode with 'eval()' first")
+               << F.Object->getName() << F.Forward->getSourceRange();
+      if (F.FixLoc.isValid())
+        D << FixItHint::CreateInsertion(F.FixLoc, F.FixText);
+    }
+    diag(F.Layer->getLocation(), "'%0' behaves differently in training mode",
+         DiagnosticIDs::Note)
+        << F.Layer->getName();
+    if (F.ByName)
+      diag(F.Function->getLocation(),
+           "'%0' is evaluation code by its name (option EvalFunctionPattern)", DiagnosticIDs::Note)
+          << F.Function->getName();
+    else
+      diag(compat::beginLoc(F.Forward), "the forward pass runs with autograd disabled: inference",
+           DiagnosticIDs::Note);
+  }
+  Findings.clear();
+  EvalCallers.clear();
+  EvaluatedMembers.clear();
+  Graph.clear();
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,53 @@
+//===--- MissingEvalCheck.h - libtorch-tidy ---------------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_MISSINGEVALCHECK_H
+#define LIBTORCH_TIDY_CHECKS_MISSINGEVALCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CallGraph.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Regex.h"
+
+namespace clang::tidy::torch_check {
+
+/// Finds forward passes in evaluation code of a torch::nn module with
+/// training-mode-dependent layers (dropout, batch norm, or a module reading
+/// is_training()) when no eval()/train(false) on that module precedes them.
+///
+/// For the user-facing documentation see:
+/// docs/checks/torch-missing-eval.md
+class MissingEvalCheck : public ClangTidyCheck {
+public:
+  MissingEvalCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  struct Finding {
+    const CallExpr *Forward;
+    const FunctionDecl *Function;
+    const ValueDecl *Object;     ///< the module variable, parameter or member
+    const CXXRecordDecl *Layer;  ///< the mode-dependent layer (or the module itself)
+    SourceLocation FixLoc;       ///< where `obj.eval();` goes; invalid: no fix-it
+    std::string FixText;
+    bool ByName;                 ///< evaluation code by its name (else: guarded)
+  };
+  const std::string EvalFunctionPattern;
+  llvm::Regex EvalNameRegex;
+  const unsigned CallDepth;
+  CallGraph Graph;
+  llvm::SmallVector<Finding, 4> Findings;
+  /// Functions that call eval()/train(false) on some module; members that are
+  /// switched to evaluation mode somewhere in the translation unit.
+  llvm::DenseSet<const FunctionDecl *> EvalCallers;
+  llvm::DenseSet<const ValueDecl *> EvaluatedMembers;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_MISSINGEVALCHECK_H

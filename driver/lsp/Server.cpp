@@ -103,17 +103,23 @@ std::vector<Finding> parseReport(const json::Value &Report, llvm::StringRef Cwd)
   return Out;
 }
 
-/// The last "libtorch-tidy: error: ..." line of the child's stderr.
+/// Why the child could not analyse the file: the unit's own line ("not
+/// analysed: FILE: REASON", with the fix when the driver names one), else the
+/// last "libtorch-tidy: error: ..." line of its stderr.
 std::string childError(llvm::StringRef Err) {
-  std::string Found;
+  std::string Error, Unit;
   while (!Err.empty()) {
     llvm::StringRef Line;
     std::tie(Line, Err) = Err.split('\n');
     Line = Line.trim();
     if (Line.consume_front("libtorch-tidy: error: "))
-      Found = Line.str();
+      Error = Line.str();
+    else if (Line.consume_front("libtorch-tidy: not analysed: "))
+      Unit = Line.str();
+    else if (!Unit.empty() && Line.consume_front("libtorch-tidy: fix: "))
+      Unit += "; fix: " + Line.str();
   }
-  return Found;
+  return Unit.empty() ? Error : Unit;
 }
 
 } // namespace

@@ -365,8 +365,14 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
       }
     // A PCH pays for itself from the second translation unit that uses it.
     for (PchPlan &Plan : Plans)
-      if (Plan.Usable && Users[Plan.Key] < 2 && !Pchs.exists(Plan))
+      if (Plan.Usable && Users[Plan.Key] < 2 && !Pchs.exists(Plan)) {
         Plan.Usable = false;
+        Plan.WhyNot = "no other file starts with the same LibTorch headers and flags";
+      }
+    Run.NoPchReasons.resize(Units.size());
+    for (size_t I = 0; I < Units.size(); ++I)
+      if (!Hit[I] && !Plans[I].Usable)
+        Run.NoPchReasons[I] = Plans[I].WhyNot;
   }
 
   std::atomic<size_t> PchRuns{0}, PchFallbacks{0};
@@ -392,6 +398,8 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
             if (B.Ok) {
               Extras.Pch = B.Pch;
               PchFiles = std::move(B.Files);
+            } else {
+              Run.NoPchReasons[I] = "the precompiled header did not build: " + B.Error;
             }
           }
           TidyResult R = runClangTidy(Opt.Tidy, Units[I].File, Extras);
@@ -720,6 +728,23 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
        << "): only findings on changed lines are reported\n";
   if (M.OutsideDiff)
     OS << "libtorch-tidy: " << countOf(M.OutsideDiff, "finding") << " on unchanged lines not reported\n";
+  // Why files were parsed in full, counted by reason.
+  std::map<std::string, size_t> NoPch;
+  size_t NoPchTotal = 0;
+  for (const std::string &Why : Run.NoPchReasons)
+    if (!Why.empty()) {
+      ++NoPch[Why];
+      ++NoPchTotal;
+    }
+  if (NoPchTotal) {
+    OS << "libtorch-tidy: " << NoPchTotal << " parsed without the precompiled LibTorch header: ";
+    bool First = true;
+    for (const auto &[Why, Count] : NoPch) {
+      OS << (First ? "" : "; ") << Why << " (" << Count << ")";
+      First = false;
+    }
+    OS << "\n";
+  }
 }
 
 void printFailures(const FindingsModel &M, llvm::raw_ostream &OS) {

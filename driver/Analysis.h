@@ -75,6 +75,9 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt);
 struct AnalysisRun {
   std::vector<TidyResult> Results; // one per plan unit
   size_t Hits = 0, PchRuns = 0, PchFallbacks = 0;
+  /// Per plan unit parsed without the precompiled LibTorch header while it
+  /// was on: why (empty otherwise).
+  std::vector<std::string> NoPchReasons;
   double Seconds = 0;
 };
 

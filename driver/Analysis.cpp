@@ -8,6 +8,7 @@
 #include "Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
@@ -728,12 +729,16 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
        << "): only findings on changed lines are reported\n";
   if (M.OutsideDiff)
     OS << "libtorch-tidy: " << countOf(M.OutsideDiff, "finding") << " on unchanged lines not reported\n";
-  // Why files were parsed in full, counted by reason.
+  // Why files were parsed in full, counted by reason (the units that could
+  // not be analysed have their own lines).
+  llvm::StringSet<> Failed;
+  for (const UnitFailure &F : M.Failures)
+    Failed.insert(F.File);
   std::map<std::string, size_t> NoPch;
   size_t NoPchTotal = 0;
-  for (const std::string &Why : Run.NoPchReasons)
-    if (!Why.empty()) {
-      ++NoPch[Why];
+  for (size_t I = 0; I < Run.NoPchReasons.size(); ++I)
+    if (!Run.NoPchReasons[I].empty() && !Failed.contains(displayPath(P.Units[I].File, P.Opt.Cwd))) {
+      ++NoPch[Run.NoPchReasons[I]];
       ++NoPchTotal;
     }
   if (NoPchTotal) {

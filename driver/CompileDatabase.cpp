@@ -118,6 +118,8 @@ llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath) {
     } else {
       return Fail("entry " + llvm::Twine(Index) + " has neither \"arguments\" nor \"command\"");
     }
+    if (C.Arguments.empty())
+      return Fail("entry " + llvm::Twine(Index) + " has an empty command");
     if (Seen.insert(C.File).second)
       Db.Commands.push_back(std::move(C));
   }

@@ -6,13 +6,18 @@
 # build-fuzz/corpus/<target>). Prints executions and coverage per target;
 # a crash, a leak, a sanitizer report or a hang fails the script and leaves
 # the input in build-fuzz/artifacts/. docs/fuzzing.md has the figures.
-#   FUZZ_SECONDS=3 bash scripts/fuzz.sh      the short run of scripts/test.sh
+#   FUZZ_RUNS=10000 bash scripts/fuzz.sh     the short run of scripts/test.sh
 #   bash scripts/fuzz.sh merge-report        one target
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
 FUZZ_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+# FUZZ_RUNS=N: N inputs per target from a fixed seed instead of a time budget,
+# the same inputs on every machine (what scripts/test.sh runs, so that CI
+# fails only on a change, not on a lucky seed).
+budget=(-max_total_time="$SECONDS_EACH")
+[ -n "${FUZZ_RUNS:-}" ] && budget=(-runs="$FUZZ_RUNS" -seed=1) && SECONDS_EACH=-
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes)
 
@@ -37,7 +42,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   log=$FUZZ_DIR/fuzz-$t.log
   result=ok
-  "$FUZZ_DIR/bin/fuzz-$t" "$corpus" "test/fuzz/corpus/$t" -max_total_time="$SECONDS_EACH" \
+  "$FUZZ_DIR/bin/fuzz-$t" "$corpus" "test/fuzz/corpus/$t" "${budget[@]}" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1 \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t-" >"$log" 2>&1 || result=FAILED
   done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)

@@ -50,11 +50,12 @@ for v in $LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS; do
   step "ctest build-$v" ctest_in "build-$v" -LE e2e
 done
 # The driver's parsers of outside input under libFuzzer with ASan and UBSan
-# (test/fuzz, docs/fuzzing.md): 3 s per target from the seed corpora, after
+# (test/fuzz, docs/fuzzing.md): 10,000 inputs per target from a fixed seed and
+# the seed corpora (a few seconds each), after
 # building them with clang in build-fuzz/; scripts/fuzz.sh alone runs longer.
 # LIBTORCH_TIDY_SKIP_FUZZ=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_FUZZ:-0}" != 1 ]; then
-  step "fuzz.sh (3 s per target)" env FUZZ_SECONDS="${FUZZ_SECONDS:-3}" bash scripts/fuzz.sh
+  step "fuzz.sh (10000 inputs per target)" env FUZZ_RUNS="${FUZZ_RUNS:-10000}" bash scripts/fuzz.sh
 fi
 # The runtime companion against LibTorch 2.x from the PyPI torch wheel (about
 # 2-3 minutes on 2 cores once the 540 MB wheel is cached in .whl/; see

@@ -91,19 +91,14 @@ public:
       Facts.Backwards.push_back(Call);
       return true;
     }
-    llvm::StringRef Method = moduleMethodName(Call);
-    if (Method == "eval") {
-      Facts.Evals.push_back(Call);
-      return true;
-    }
-    if (Method == "train") {
-      bool On = true;
-      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
-      if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
-          Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
+      if (Mode == ModeSwitch::Eval)
         Facts.Evals.push_back(Call);
       else
         Facts.Trains.push_back(Call);
+      if (moduleMethodName(Call) != "train")
+        return true;
+      // Any train(...) call, train(false) included, marks its module.
       const auto *MC = cast<CXXMemberCallExpr>(Call);
       if (const auto *DRE =
               dyn_cast<DeclRefExpr>(stripHolderArrow(MC->getImplicitObjectArgument())))

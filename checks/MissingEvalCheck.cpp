@@ -66,16 +66,8 @@ public:
       F.Trains = true;
       return true;
     }
-    llvm::StringRef Method = moduleMethodName(Call);
-    if (Method == "eval") {
-      F.Evals.push_back(Call);
-      return true;
-    }
-    if (Method == "train") {
-      bool On = true;
-      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
-      if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
-          Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
+      if (Mode == ModeSwitch::Eval)
         F.Evals.push_back(Call);
       else
         F.Trains = true;

@@ -172,17 +172,8 @@ public:
     case SetGradEnabled::NotACall:
       break;
     }
-    llvm::StringRef Method = moduleMethodName(Call);
-    if (Method == "eval") {
-      add(Fact::Eval, Call, nullptr, memberCallObject(Call));
-      return true;
-    }
-    if (Method == "train") {
-      bool On = true;
-      const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
-      bool Off = Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
-                 Arg->EvaluateAsBooleanCondition(On, Ctx) && !On;
-      add(Off ? Fact::Eval : Fact::Train, Call, nullptr, memberCallObject(Call));
+    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
+      add(Mode == ModeSwitch::Eval ? Fact::Eval : Fact::Train, Call, nullptr, memberCallObject(Call));
       return true;
     }
     switch (classifyTensorMethod(Call)) {

@@ -214,6 +214,20 @@ llvm::StringRef moduleMethodName(const CallExpr *Call) {
   return MD->getName();
 }
 
+ModeSwitch moduleModeSwitch(const CallExpr *Call, const ASTContext &Ctx) {
+  llvm::StringRef Method = moduleMethodName(Call);
+  if (Method == "eval")
+    return ModeSwitch::Eval;
+  if (Method != "train")
+    return ModeSwitch::None;
+  bool On = true;
+  const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+  if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
+      Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+    return ModeSwitch::Eval;
+  return ModeSwitch::Train;
+}
+
 SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ctx) {
   if (!Call || !calleeIs(Call, "set_enabled") || Call->getNumArgs() != 1)
     return SetGradEnabled::NotACall;

@@ -130,6 +130,10 @@ bool isBackwardOrGradCall(const CallExpr *Call);
 /// The member function called on a LibTorch module-like object, or "" when
 /// \p Call is not such a call (e.g. "eval", "train", "to", "zero_grad").
 llvm::StringRef moduleMethodName(const CallExpr *Call);
+/// What a module call does to its training mode: eval() and train(false)
+/// (a constant false) switch to evaluation, any other train(...) to training.
+enum class ModeSwitch { None, Eval, Train };
+ModeSwitch moduleModeSwitch(const CallExpr *Call, const ASTContext &Ctx);
 /// What a call of GradMode::set_enabled(B) does (any of the torch::autograd,
 /// at and c10 spellings); NotACall for any other call.
 enum class SetGradEnabled { NotACall, Disables, Enables, Unknown };

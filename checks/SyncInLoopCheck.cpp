@@ -3,6 +3,7 @@
 #include "SyncInLoopCheck.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
+#include "utils/TorchMembers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
 
@@ -25,20 +26,8 @@ namespace {
 
 enum class SyncKind { None, Item, Cpu, ToCpu, Synchronize };
 
-/// A member function of at::Tensor / at::TensorBase called \p Call, or "".
-llvm::StringRef tensorMethod(const CallExpr *Call) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-  if (!MD || !MD->getIdentifier())
-    return {};
-  if (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
-      !isDerivedFromOrSame(MD->getParent(), names::TensorBase))
-    return {};
-  return MD->getName();
-}
-
 SyncKind classify(const CallExpr *Call) {
-  llvm::StringRef Method = tensorMethod(Call);
+  llvm::StringRef Method = tensorMethodName(Call);
   if (Method == "item")
     return SyncKind::Item;
   if (Method == "cpu")
@@ -108,7 +97,7 @@ bool alreadyOnCpu(const Expr *Object) {
     SyncKind K = classify(Call);
     if (K == SyncKind::Cpu || K == SyncKind::ToCpu)
       return true;
-    llvm::StringRef Method = tensorMethod(Call);
+    llvm::StringRef Method = tensorMethodName(Call);
     if (Method.empty() || Method == "to" || Method == "cuda")
       return false; // a move to a device that is not known to be the CPU
 

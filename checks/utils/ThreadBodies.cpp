@@ -4,12 +4,67 @@
 #include "GradGuards.h"
 
 #include "clang/AST/DeclTemplate.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace clang::tidy::torch_check {
 
 static bool isThreadClass(const CXXRecordDecl *RD) {
   return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
          (RD->getName() == "thread" || RD->getName() == "jthread");
+}
+
+// A thread pool by its class name: the name (or the name of a class it is
+// nested in, as boost::asio::thread_pool::executor_type), lower-cased and
+// without underscores, contains "threadpool" or "workerpool":
+// boost::asio::thread_pool, BS::thread_pool, progschj's ThreadPool,
+// folly::CPUThreadPoolExecutor, c10::ThreadPool, ctpl::thread_pool. An
+// executor that is not a pool by its name (folly::InlineExecutor runs the task
+// on the calling thread) is not one.
+static bool isThreadPoolClass(const CXXRecordDecl *RD) {
+  for (const DeclContext *DC = RD; DC; DC = DC->getParent()) {
+    const auto *R = dyn_cast<CXXRecordDecl>(DC);
+    if (!R)
+      break;
+    if (!R->getIdentifier())
+      continue;
+    std::string Name;
+    for (char C : R->getName())
+      if (C != '_')
+        Name += static_cast<char>(llvm::toLower(C));
+    if (StringRef(Name).contains("threadpool") || StringRef(Name).contains("workerpool"))
+      return true;
+  }
+  return false;
+}
+
+static const CXXRecordDecl *classOf(const Expr *E) {
+  if (!E)
+    return nullptr;
+  QualType T = E->getType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  return T->getAsCXXRecordDecl(); // pool->submit(...): the pointee, also through a smart pointer's operator->
+}
+
+// The member functions of a thread pool that run their callable argument on
+// one of the pool's threads.
+static bool isPoolSubmit(StringRef Name) {
+  return llvm::is_contained({"enqueue", "submit", "submit_task", "detach_task", "push", "push_task", "post",
+                             "run", "execute", "add", "add_task", "schedule", "spawn", "async"},
+                            Name);
+}
+
+// boost::asio::post / dispatch / defer (or standalone asio's) to a thread pool
+// or its executor.
+static bool isAsioPostToPool(const CallExpr *Call, const FunctionDecl *FD) {
+  if (!FD->getIdentifier() || !llvm::is_contained({"post", "dispatch", "defer"}, FD->getName()) ||
+      Call->getNumArgs() < 2)
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getEnclosingNamespaceContext());
+  if (!NS || !NS->getIdentifier() || NS->getName() != "asio")
+    return false;
+  return isThreadPoolClass(classOf(Call->getArg(0)->IgnoreParenImpCasts()));
 }
 
 const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
@@ -30,8 +85,12 @@ const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
       continue; // a std::function or a copy of the closure
     }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P)) {
-      // workers.emplace_back(lambda) on a container of threads.
       const CXXMethodDecl *MD = MC->getMethodDecl();
+      // pool.enqueue(lambda), pool->submit_task(lambda) on a thread pool.
+      if (MD && MD->getIdentifier() && isPoolSubmit(MD->getName()) &&
+          (isThreadPoolClass(MD->getParent()) || isThreadPoolClass(classOf(MC->getImplicitObjectArgument()))))
+        return L;
+      // workers.emplace_back(lambda) on a container of threads.
       const auto *Spec = MC->getImplicitObjectArgument()
                              ? dyn_cast_or_null<ClassTemplateSpecializationDecl>(
                                    MC->getImplicitObjectArgument()->getType()->getAsCXXRecordDecl())
@@ -52,6 +111,8 @@ const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
         if (FD->getName() == "move")
           continue;
       }
+      if (FD && isAsioPostToPool(Call, FD))
+        return L;
     }
     return nullptr;
   }

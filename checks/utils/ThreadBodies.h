@@ -6,8 +6,12 @@
 // bodies and judge guards inside them on their own.
 //
 // Scope: a lambda written as the callable argument of the std::thread /
-// std::jthread constructor or of std::async (possibly through std::move or a
-// temporary). Thread pools, named functions and stored callables are not
+// std::jthread constructor, of std::async, of a thread pool's submit member
+// (enqueue, submit, submit_task, detach_task, push, post, run, execute, add,
+// schedule... on a class named like a thread pool) or of asio's post /
+// dispatch / defer to a thread pool (possibly through std::move or a
+// temporary). at::launch is not a thread body here: it carries the caller's
+// grad mode to the task. Named functions and stored callables are not
 // followed.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +26,8 @@
 namespace clang::tidy::torch_check {
 
 /// The innermost lambda holding \p S when that lambda is the body of a thread
-/// (std::thread / std::jthread construction, std::async call); null when the
+/// (std::thread / std::jthread construction, std::async call, a task given to
+/// a thread pool); null when the
 /// innermost lambda is not one, or there is none.
 const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM);
 

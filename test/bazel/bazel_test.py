@@ -14,7 +14,10 @@ BUILD_DIR/test/bazel/root, a fresh --disk_cache each run):
      outside Bazel; the SARIF report names them; the actions' command lines
      and inputs hold no absolute host path;
   2. after `bazel clean`: every libtorch-tidy action served from the disk
-     cache (Bazel's execution log), none run;
+     cache (Bazel's execution log), none run; after another clean, served
+     from an HTTP remote cache (a loopback server in this test that the cold
+     build uploaded to: Bazel's HTTP caching protocol, GET and PUT of
+     /ac/<sha256> and /cas/<sha256>) without the disk cache;
   3. one source edited: that source's action alone runs;
   4. the output group libtorch_tidy_check fails the build, printing the
      finding and running no analysis again; so does a report with
@@ -22,6 +25,7 @@ BUILD_DIR/test/bazel/root, a fresh --disk_cache each run):
 The Bazel server is shut down at the end.
 """
 import argparse
+import http.server
 import json
 import os
 import shlex
@@ -29,6 +33,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +76,68 @@ def findings(report):
     doc = json.load(open(report))
     return sorted((f["file"], f["line"], f["column"], f["check"], f["message"], f.get("fingerprint", ""),
                    json.dumps(f.get("notes", []), sort_keys=True)) for f in doc["findings"])
+
+
+class RemoteCache(http.server.ThreadingHTTPServer):
+    """Bazel's HTTP remote cache on loopback: GET and PUT of /ac/<hash> and
+    /cas/<hash>, kept in memory; records the requests."""
+
+    def __init__(self):
+        self.blobs, self.requests, self.lock = {}, [], threading.Lock()
+        super().__init__(("127.0.0.1", 0), RemoteCacheHandler)
+
+    def url(self):
+        return "http://127.0.0.1:%d" % self.server_address[1]
+
+    def count(self, method, kind, hit=None):
+        with self.lock:
+            return sum(1 for m, k, h in self.requests if m == method and k == kind and (hit is None or h == hit))
+
+
+class RemoteCacheHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _key(self):
+        parts = self.path.strip("/").split("/")
+        return (parts[-2], parts[-1]) if len(parts) >= 2 and parts[-2] in ("ac", "cas") else None
+
+    def do_GET(self):
+        key, srv = self._key(), self.server
+        with srv.lock:
+            blob = srv.blobs.get(key) if key else None
+            srv.requests.append(("GET", key[0] if key else "?", blob is not None))
+        if blob is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(blob)))
+        self.end_headers()
+        self.wfile.write(blob)
+
+    def do_HEAD(self):
+        key, srv = self._key(), self.server
+        with srv.lock:
+            found = key in srv.blobs
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_PUT(self):
+        key, srv = self._key(), self.server
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        with srv.lock:
+            if key:
+                srv.blobs[key] = body
+            srv.requests.append(("PUT", key[0] if key else "?", True))
+        self.send_response(200 if key else 400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 def main():
@@ -133,11 +200,16 @@ libtorch_system(name = "libtorch")
     expected = findings(os.path.join(ref_dir, "report.json"))
     print("reference: %d findings (%.0f s)" % (len(expected), time.monotonic() - t0))
 
-    def bazel(name, *args, expect=0):
+    remote = RemoteCache()
+    threading.Thread(target=remote.serve_forever, daemon=True).start()
+
+    def bazel(name, *args, expect=0, caches=None):
         log = os.path.join(top, name + ".log.json")
         t = time.monotonic()
+        if caches is None:
+            caches = ["--disk_cache=" + cache]
         p = subprocess.run(startup + ["build", "--nosandbox_debug", "--color=no", "--curses=no",
-                                      "--disk_cache=" + cache, "--execution_log_json_file=" + log, *args],
+                                      *caches, "--execution_log_json_file=" + log, *args],
                            cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if p.returncode != expect:
             fail("%s: bazel exited %d, expected %d:\n%s" % (name, p.returncode, expect, p.stdout[-6000:]))
@@ -145,15 +217,16 @@ libtorch_system(name = "libtorch")
         ran = sorted(s["progressMessage"].split()[-1] for s in tidy if not s.get("remoteCacheHit"))
         hits = sorted(s["progressMessage"].split()[-1] for s in tidy if s.get("remoteCacheHit"))
         summary = [l for l in p.stdout.splitlines() if " processes" in l]
-        print("%s: %.0f s; libtorch-tidy ran on %s, from the disk cache %s; %s"
+        print("%s: %.0f s; libtorch-tidy ran on %s, from the cache %s; %s"
               % (name, time.monotonic() - t, ran, hits, summary[-1] if summary else ""))
         return p.stdout, tidy, ran, hits
 
     targets = ["//src:app", "//:report", "//:report_sarif", "--aspects=" + ASPECT,
                "--output_groups=libtorch_tidy"]
     try:
-        # 1. Cold.
-        _, tidy, ran, hits = bazel("cold", *targets)
+        # 1. Cold; the results go to the disk cache and to the remote one.
+        _, tidy, ran, hits = bazel("cold", *targets,
+                                   caches=["--disk_cache=" + cache, "--remote_cache=" + remote.url()])
         if ran != ["src/evaluate.cpp", "src/main.cpp"] or hits:
             fail("cold: expected one libtorch-tidy action per source, run: ran %s, cached %s" % (ran, hits))
         for s in tidy:
@@ -184,6 +257,22 @@ libtorch_system(name = "libtorch")
         if findings(os.path.join(ws, "bazel-bin", "report.json")) != expected:
             fail("cached: the report changed")
 
+        # 2b. From the HTTP remote cache alone (no disk cache) after a clean.
+        if remote.count("PUT", "ac") < 2:
+            fail("remote: the cold build uploaded %d action results, expected one per source at least"
+                 % remote.count("PUT", "ac"))
+        subprocess.run(startup + ["clean"], cwd=ws, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        before = remote.count("GET", "ac", hit=True)
+        _, tidy, ran, hits = bazel("remote", *targets, caches=["--remote_cache=" + remote.url()])
+        if ran or hits != ["src/evaluate.cpp", "src/main.cpp"]:
+            fail("remote: expected every libtorch-tidy action from the remote cache: ran %s, cached %s" % (ran, hits))
+        if remote.count("GET", "ac", hit=True) - before < 2:
+            fail("remote: the server saw no action-cache hit for the libtorch-tidy actions")
+        if findings(os.path.join(ws, "bazel-bin", "report.json")) != expected:
+            fail("remote: the report changed")
+        print("remote: %d action results and %d blobs uploaded by the cold build, served back after a clean"
+              % (remote.count("PUT", "ac"), remote.count("PUT", "cas")))
+
         # 3. One source edited: analysed alone.
         with open(os.path.join(ws, "src", "main.cpp"), "a") as f:
             f.write("// edited\n")
@@ -202,6 +291,7 @@ libtorch_system(name = "libtorch")
         bazel("no-fail", "//src:app", "--aspects=" + ASPECT, "--output_groups=libtorch_tidy")
     finally:
         subprocess.run(startup + ["shutdown"], cwd=ws, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        remote.shutdown()
     print("bazel_test: OK")
 
 

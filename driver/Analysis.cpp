@@ -108,6 +108,12 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
                                     T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
   for (const std::string &A : T.ExtraArgs)
     Parts.push_back("extra:" + A);
+  // The linked summaries by content: a change in another file that changes
+  // them re-analyses the units that read them.
+  if (!T.Summaries.empty())
+    Parts.push_back("summaries:" + Hasher.hash(T.Summaries));
+  if (T.WriteSummaries)
+    Parts.push_back("writes-summaries");
   // Every .clang-tidy clang-tidy may read for this file.
   for (llvm::StringRef Dir = llvm::sys::path::parent_path(C.File); !Dir.empty();
        Dir = llvm::sys::path::parent_path(Dir)) {
@@ -350,6 +356,7 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
         }
         Run.Results[I].Findings = std::move(*Parsed);
         Run.Results[I].Seconds = E->Seconds;
+        Run.Results[I].Summaries = std::move(E->Summaries);
         Hit[I] = true;
         ++Run.Hits;
       }
@@ -424,7 +431,7 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
             std::vector<std::string> Files = {Units[I].File};
             Files.insert(Files.end(), R.Includes.begin(), R.Includes.end());
             Files.insert(Files.end(), PchFiles.begin(), PchFiles.end());
-            Cache.store(P.Keys[I], {R.ExportedFixes, R.Seconds}, Files);
+            Cache.store(P.Keys[I], {R.ExportedFixes, R.Seconds, R.Summaries}, Files);
           }
           Run.Results[I] = std::move(R);
         }
@@ -453,6 +460,58 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
   Run.PchFallbacks = PchFallbacks;
   Run.Seconds = Bar.elapsed();
   return Run;
+}
+
+llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
+  if (!Opt.Tidy.ConfigFile.empty())
+    return error("--config-file does not combine with the summaries of other files: put the "
+                 "configuration in a .clang-tidy file");
+  Opt.Diff.reset();
+  Opt.Shard = "1/1";
+  Opt.Tidy.Checks = "-*,torch-eval-without-no-grad";
+  Opt.Tidy.Summaries.clear();
+  Opt.Tidy.WriteSummaries = true;
+  auto Plan = planAnalysis(std::move(Opt));
+  if (!Plan)
+    return Plan.takeError();
+  AnalysisRun Run = runAnalysis(*Plan);
+  SummariesPass Pass;
+  Pass.Units = Plan->Units.size();
+  Pass.Hits = Run.Hits;
+  Pass.Seconds = Run.Seconds;
+  Pass.CacheDir = Plan->CacheDir;
+  for (size_t I = 0; I < Plan->Units.size(); ++I) {
+    const TidyResult &R = Run.Results[I];
+    std::string File = displayPath(Plan->Units[I].File, Plan->Opt.Cwd);
+    if (R.Failed) {
+      Pass.Failures.push_back({File, R.Error, ""});
+      continue;
+    }
+    auto Doc = clang::tidy::torch_check::parseSummaryDocument(R.Summaries);
+    if (!Doc) {
+      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), ""});
+      continue;
+    }
+    Pass.Linked.merge(*Doc);
+  }
+  return Pass;
+}
+
+llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool &Temporary) {
+  std::string Text = Pass.Linked.toText();
+  llvm::SmallString<256> Path;
+  Temporary = false;
+  if (!Pass.CacheDir.empty() && llvm::sys::fs::is_directory(Pass.CacheDir)) {
+    Path = Pass.CacheDir;
+    llvm::sys::path::append(Path, "summaries-" + hashParts({Text}).substr(0, 16) + ".json");
+  } else if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-linked", "json", Path)) {
+    return error("cannot create a temporary file: " + EC.message());
+  } else {
+    Temporary = true;
+  }
+  if (llvm::Error E = writeFileAtomicallyIn(Path, Text))
+    return std::move(E);
+  return std::string(Path);
 }
 
 /// The fix of a unit that does not compile, when its first error names it.

@@ -108,10 +108,6 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
                                     T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
   for (const std::string &A : T.ExtraArgs)
     Parts.push_back("extra:" + A);
-  // The linked summaries by content: a change in another file that changes
-  // them re-analyses the units that read them.
-  if (!T.Summaries.empty())
-    Parts.push_back("summaries:" + Hasher.hash(T.Summaries));
   if (T.WriteSummaries)
     Parts.push_back("writes-summaries");
   // Every .clang-tidy clang-tidy may read for this file.
@@ -304,8 +300,18 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   P.Keys.resize(P.Units.size());
   if (Opt.UseCache || P.Shard) {
     std::string ToolId = toolIdentity(Opt.Tidy.ClangTidy, Opt.Tidy.Plugin, P.ScopeModule, Hasher);
-    for (size_t I = 0; I < P.Units.size(); ++I)
+    for (size_t I = 0; I < P.Units.size(); ++I) {
       P.Keys[I] = commandKey(ToolId, Opt.Tidy, P.Units[I], Hasher);
+      // The linked summaries by content, narrowed to what the unit reads
+      // from them: an edit elsewhere that changes them re-analyses exactly
+      // the units that depend on the summaries it changed.
+      if (!Opt.Tidy.Summaries.empty()) {
+        auto It = Opt.SummaryDependencies.find(P.Units[I].File);
+        P.Keys[I] = hashParts({P.Keys[I], It != Opt.SummaryDependencies.end()
+                                              ? "summaries-read:" + It->second
+                                              : "summaries:" + Hasher.hash(Opt.Tidy.Summaries)});
+      }
+    }
   }
 
   // This shard's part.
@@ -480,6 +486,7 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
   Pass.Hits = Run.Hits;
   Pass.Seconds = Run.Seconds;
   Pass.CacheDir = Plan->CacheDir;
+  std::vector<std::pair<std::string, clang::tidy::torch_check::SummaryDocument>> Docs;
   for (size_t I = 0; I < Plan->Units.size(); ++I) {
     const TidyResult &R = Run.Results[I];
     std::string File = displayPath(Plan->Units[I].File, Plan->Opt.Cwd);
@@ -493,7 +500,10 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
       continue;
     }
     Pass.Linked.merge(*Doc);
+    Docs.push_back({Plan->Units[I].File, std::move(*Doc)});
   }
+  for (const auto &[File, Doc] : Docs)
+    Pass.Dependencies[File] = hashParts({Pass.Linked.dependencies(Doc)});
   return Pass;
 }
 

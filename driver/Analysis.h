@@ -52,6 +52,10 @@ struct AnalysisOptions {
   std::string Shard;               // "I/N"; empty: $CI_NODE_INDEX/$CI_NODE_TOTAL
   std::optional<std::string> Diff; // --diff REV (empty REV: the default revision)
   bool Progress = false;           // the progress line on stderr
+  // With Tidy.Summaries: per unit (its main file), what its analysis reads
+  // from the linked summaries (SummaryDocument::dependencies); the cache key
+  // holds it instead of the whole file's hash. A unit without: the file's.
+  llvm::StringMap<std::string> SummaryDependencies;
 };
 
 /// The translation units to analyse and how.
@@ -130,6 +134,7 @@ struct SummariesPass {
   std::vector<UnitFailure> Failures; // units without summaries
   double Seconds = 0;
   std::string CacheDir; // the plan's; it exists when the cache or the PCH is on
+  llvm::StringMap<std::string> Dependencies; // per unit: AnalysisOptions::SummaryDependencies
 };
 llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt);
 

@@ -203,6 +203,7 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     if (Temporary)
       TemporarySummaries = *Linked;
     AOpt.Tidy.Summaries = *Linked;
+    AOpt.SummaryDependencies = std::move(Pass->Dependencies);
     if (!Opt.Quiet)
       llvm::errs() << "libtorch-tidy: linked the summaries of "
                    << countOf(Pass->Units - Pass->Failures.size(), "translation unit") << " ("

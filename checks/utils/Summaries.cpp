@@ -46,6 +46,7 @@ const FunctionSummary *SummaryTable::lookup(llvm::StringRef USR) const {
 
 void SummaryTable::clear() {
   ResultToBackward.clear();
+  Uses.clear();
   Storage.clear();
   ByKey.clear();
   ByUSR.clear();
@@ -74,6 +75,7 @@ SummaryDocument SummaryTable::document() const {
         mergeSummary(It->second, S);
     }
   Doc.ResultReachesBackward = ResultToBackward;
+  Doc.Uses = Uses;
   return Doc;
 }
 
@@ -95,6 +97,21 @@ const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) 
 }
 
 namespace {
+/// The functions a body calls (its lambdas included) without a definition in
+/// the translation unit.
+struct ExternalCalls : RecursiveASTVisitor<ExternalCalls> {
+  ExternalCalls(const ASTContext &Ctx, std::set<std::string> &USRs) : Ctx(Ctx), USRs(USRs) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitCallExpr(CallExpr *C) {
+    if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+      if (std::string U = usrOf(Ext); !U.empty())
+        USRs.insert(U);
+    return true;
+  }
+  const ASTContext &Ctx;
+  std::set<std::string> &USRs;
+};
+
 /// The variable declarations and returned values of a body (not of the
 /// lambdas in it), for the parameter flows.
 struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
@@ -181,6 +198,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     S.Name = Key->getQualifiedNameAsString();
     S.Params.resize(FD->getNumParams());
 
+    ExternalCalls(Ctx, Uses).TraverseStmt(const_cast<Stmt *>(F.body()));
     BodyFlows Flows(Ctx);
     Flows.TraverseStmt(const_cast<Stmt *>(F.body()));
     // The variables computed from each parameter (flow-insensitive).

@@ -100,6 +100,7 @@ private:
   llvm::StringMap<unsigned> ByUSR;
   std::vector<const FunctionDecl *> Order;
   std::set<std::string> ResultToBackward;
+  std::set<std::string> Uses; ///< USRs called without a definition here
 };
 
 /// The function \p Call calls when it is a user function declared, but not

@@ -144,6 +144,21 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
                                Other.ResultReachesBackward.end());
 }
 
+std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  for (const std::string &USR : Unit.Uses) {
+    OS << "uses " << USR << ": ";
+    if (const FunctionSummary *S = lookup(USR))
+      OS << torch_check::toJSON(*S);
+    OS << "\n";
+  }
+  for (const auto &[USR, S] : Unit.Functions)
+    if (resultReachesBackward(USR))
+      OS << "result reaches backward: " << USR << "\n";
+  return Out;
+}
+
 const FunctionSummary *SummaryDocument::lookup(llvm::StringRef USR) const {
   auto It = Functions.find(USR.str());
   return It == Functions.end() ? nullptr : &It->second;
@@ -175,7 +190,17 @@ std::string SummaryDocument::toText() const {
     OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
     First = false;
   }
-  OS << "]}\n";
+  OS << "]";
+  if (!Uses.empty()) {
+    OS << ",\n\"uses\": [";
+    First = true;
+    for (const std::string &USR : Uses) {
+      OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
+      First = false;
+    }
+    OS << "]";
+  }
+  OS << "}\n";
   return Out;
 }
 
@@ -217,6 +242,17 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
     if (!USR)
       return Fail("\"resultReachesBackward\": expected strings");
     Doc.ResultReachesBackward.insert(USR->str());
+  }
+  if (const llvm::json::Value *UsesV = O->get("uses")) {
+    const llvm::json::Array *Uses = UsesV->getAsArray();
+    if (!Uses)
+      return Fail("\"uses\": expected an array");
+    for (const llvm::json::Value &U : *Uses) {
+      std::optional<llvm::StringRef> USR = U.getAsString();
+      if (!USR)
+        return Fail("\"uses\": expected strings");
+      Doc.Uses.insert(USR->str());
+    }
   }
   return Doc;
 }

@@ -10,7 +10,8 @@
 //     same shape:
 //       {"version": 1,
 //        "functions": [FunctionSummary...],        sorted by USR, one per USR
-//        "resultReachesBackward": [USR...]}        sorted, unique
+//        "resultReachesBackward": [USR...],        sorted, unique
+//        "uses": [USR...]}                         a unit's only (optional)
 //     "resultReachesBackward" is a fact of the callers' side: some function
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
@@ -107,9 +108,16 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From);
 struct SummaryDocument {
   std::map<std::string, FunctionSummary> Functions; ///< by USR
   std::set<std::string> ResultReachesBackward;      ///< USRs (callers' side)
+  /// A unit's document only: the USRs of the functions it calls without
+  /// defining them (what it reads from linked summaries). Not linked.
+  std::set<std::string> Uses;
 
-  /// Merges \p Other in (linking).
+  /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);
+  /// What the analysis of \p Unit reads from this linked document: the
+  /// summaries of the functions it uses and the callers' side of those it
+  /// defines, as text (equal texts: equal findings). A cache key holds it.
+  std::string dependencies(const SummaryDocument &Unit) const;
   const FunctionSummary *lookup(llvm::StringRef USR) const;
   bool resultReachesBackward(llvm::StringRef USR) const {
     return ResultReachesBackward.count(USR.str()) > 0;

@@ -145,11 +145,29 @@ void peek(Net &m, torch::Tensor x) { auto y = evaluate_actions(m, x); }
   EXPECT_FALSE(UseDoc.lookup(USR)); // declared only
   EXPECT_TRUE(UseDoc.resultReachesBackward(USR));
 
-  SummaryDocument Linked = DefDoc;
+  EXPECT_TRUE(UseDoc.Uses.count(USR));  // what the calling unit reads
+  EXPECT_FALSE(DefDoc.Uses.count(USR));
+
+  SummaryDocument Linked;
+  Linked.merge(DefDoc);
   Linked.merge(UseDoc);
+  EXPECT_TRUE(Linked.Uses.empty()); // a unit's, not linked
   std::string Score = usrOf(Def->declared("score"));
   ASSERT_TRUE(Linked.lookup(Score));
   EXPECT_EQ(Linked.Functions.count(Score), 1u);
+
+  // What each unit depends on: the caller, evaluate_actions' summary; the
+  // definer, the callers' side of evaluate_actions. A summary neither reads
+  // changes neither.
+  std::string UseDeps = Linked.dependencies(UseDoc), DefDeps = Linked.dependencies(DefDoc);
+  EXPECT_NE(UseDeps.find("uses " + USR), std::string::npos);
+  EXPECT_NE(DefDeps.find("result reaches backward: " + USR), std::string::npos);
+  SummaryDocument Changed = Linked;
+  Changed.Functions["c:@F@unrelated"] = summary("c:@F@unrelated", 0, true, 0);
+  EXPECT_EQ(Changed.dependencies(UseDoc), UseDeps);
+  Changed.Functions[USR].UnguardedForward = NotReached;
+  EXPECT_NE(Changed.dependencies(UseDoc), UseDeps);
+  EXPECT_EQ(Changed.dependencies(DefDoc), DefDeps);
 
   // The calling unit reads the linked file: the declared function's summary
   // by USR, the callers' side; its own callers' summaries one level deeper.

@@ -6,6 +6,7 @@
 #include "utils/GradGuards.h"
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
+#include "utils/Summaries.h"
 #include "utils/ThreadBodies.h"
 #include "utils/TorchNames.h"
 
@@ -44,6 +45,7 @@ struct BodyFacts {
     const VarDecl *Object; ///< the variable the forward is called on, if any
     const FunctionDecl *Helper = nullptr; ///< a user function that runs the forward
     const CallExpr *Inner = nullptr;      ///< the forward pass inside the helper
+    bool Elsewhere = false;               ///< Helper is defined in another file
   };
   llvm::SmallVector<Forward, 8> Forwards;
   llvm::SmallVector<const CallExpr *, 4> Evals;  ///< eval(), train(false)
@@ -120,8 +122,9 @@ private:
 
 } // namespace
 
-EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context,
+                                               std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
       EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
@@ -136,6 +139,12 @@ void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
   Options.store(Opts, "GuardType", Guard);
   Options.store(Opts, CallDepthOption, CallDepth);
+}
+
+const FunctionSummary *EvalWithoutNoGradCheck::externalHelper(const CallExpr *Call,
+                                                              const ASTContext &Ctx) const {
+  const FunctionDecl *Callee = externalCallee(Call, Ctx);
+  return Callee ? core().externalSummary(Callee) : nullptr;
 }
 
 bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
@@ -170,6 +179,19 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
       if (S.Forward && S.Trains)
         break;
       const FunctionDecl *Def = followableCallee(Call, Ctx);
+      if (!Def && Budget > 1) {
+        // Defined in another file: its linked summary, one level deeper.
+        if (const FunctionSummary *Ext = externalHelper(Call, Ctx)) {
+          if (Ext->trains(Budget - 2)) {
+            S.Trains = true;
+            break;
+          }
+          if (!S.Forward && FunctionSummary::reaches(Ext->UnguardedForward, Budget - 2) &&
+              !isGradDisabledAt(Call, PM, Ctx))
+            S.Forward = Call;
+        }
+        continue;
+      }
       if (!Def || Budget <= 1)
         continue;
       HelperSummary Inner = helperSummary(Def, Ctx, Budget - 1);
@@ -210,6 +232,9 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   SM = Result.SourceManager;
 
+  if (core().writesSummaries())
+    core().summaries(Ctx);
+
   BodyFacts Facts;
   BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
 
@@ -224,7 +249,23 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   bool AddedHelper = false;
   for (const auto &[Callee, Call] : Facts.UserCalls) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);
-    if (!Def || Def->getCanonicalDecl() == Canonical)
+    if (!Def) {
+      // A helper defined in another file: its linked summary (one level of
+      // calls deeper, like a helper defined here).
+      const FunctionSummary *Ext = externalHelper(Call, Ctx);
+      if (!Ext)
+        continue;
+      unsigned Within = CallDepth ? CallDepth - 1 : 0;
+      const FunctionDecl *Callee = externalCallee(Call, Ctx);
+      if (Ext->trains(Within))
+        Facts.Backwards.push_back(Call);
+      else if (FunctionSummary::reaches(Ext->UnguardedForward, Within) && !nameSaysEval(Callee)) {
+        Facts.Forwards.push_back({Call, nullptr, Callee, nullptr, /*Elsewhere=*/true});
+        AddedHelper = true;
+      }
+      continue;
+    }
+    if (Def->getCanonicalDecl() == Canonical)
       continue;
     HelperSummary S = helperSummary(Def, Ctx, CallDepth);
     if (S.Trains)
@@ -316,6 +357,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   auto SetHelper = [](Finding &F, const BodyFacts::Forward &Fwd) {
     F.Helper = Fwd.Helper;
+    F.HelperElsewhere = Fwd.Elsewhere;
     if (Fwd.Inner)
       F.HelperForward = isa<CXXOperatorCallExpr>(Fwd.Inner) ? compat::beginLoc(Fwd.Inner)
                                                             : Fwd.Inner->getExprLoc();
@@ -435,14 +477,17 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
+  CoreCheck::onEndOfTranslationUnit();
   // A function whose every chain of callers holds a guard runs no forward
-  // pass with autograd on; one whose tensor a caller trains through is not
-  // evaluation code.
+  // pass with autograd on; one whose tensor a caller trains through (here,
+  // or in another file by the linked summaries) is not evaluation code.
   auto Silenced = [&](const FunctionDecl *Function) {
     if (Graph.guardedOnEveryPath(Function))
       return true;
     if (!mayHoldTensor(Function->getReturnType()))
       return false;
+    if (core().resultReachesBackwardElsewhere(Function))
+      return true;
     return llvm::any_of(Graph.callers(Function), [&](const CallGraph::Site *S) {
       return Graph.runsBackward(S->Caller);
     });
@@ -485,6 +530,12 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
     }
     if (F.Helper && F.HelperForward.isValid())
       diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
+          << F.Helper->getNameAsString();
+    if (F.Helper && F.HelperElsewhere)
+      diag(F.Helper->getLocation(),
+           "'%0' is defined in another file and runs a forward pass there (linked summaries, "
+           "option TorchSummaries)",
+           DiagnosticIDs::Note)
           << F.Helper->getNameAsString();
     for (const CallGraph::Site *S : Graph.unguardedChain(F.Function))
       diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)

@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_EVALWITHOUTNOGRADCHECK_H
 
 #include "utils/CallGraph.h"
+#include "utils/CoreCheck.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
@@ -16,11 +17,12 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-eval-without-no-grad.md
-class EvalWithoutNoGradCheck : public ClangTidyCheck {
+class EvalWithoutNoGradCheck : public CoreCheck {
 public:
   enum class GuardKind { NoGradGuard, InferenceMode };
 
-  EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context);
+  EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext *Context,
+                         std::shared_ptr<AnalysisCore> Core = nullptr);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
@@ -45,6 +47,9 @@ public:
     /// helper's definition and the forward pass inside it.
     const FunctionDecl *Helper = nullptr;
     SourceLocation HelperForward;
+    /// The helper is defined in another file: its linked summary says it
+    /// runs the forward pass.
+    bool HelperElsewhere = false;
   };
   /// What a user function does, following its calls (depth-limited).
   struct HelperSummary {
@@ -57,6 +62,9 @@ private:
   std::string guardDeclaration(const FunctionDecl *FD) const;
   HelperSummary helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
   bool nameSaysEval(const FunctionDecl *FD);
+  /// The linked summary of the function \p Call calls when it is defined in
+  /// another file (option TorchSummaries); null otherwise.
+  const FunctionSummary *externalHelper(const CallExpr *Call, const ASTContext &Ctx) const;
 
   const std::string EvalFunctionPattern;
   const GuardKind Guard;

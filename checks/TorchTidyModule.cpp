@@ -41,7 +41,7 @@ public:
     Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
-    Factories.registerCheck<EvalWithoutNoGradCheck>("torch-eval-without-no-grad");
+    registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
     Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
     Factories.registerCheck<FromBlobLifetimeCheck>("torch-from-blob-lifetime");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");

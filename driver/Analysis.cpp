@@ -108,6 +108,8 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
                                     T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
   for (const std::string &A : T.ExtraArgs)
     Parts.push_back("extra:" + A);
+  if (T.WriteSummaries)
+    Parts.push_back("writes-summaries");
   // Every .clang-tidy clang-tidy may read for this file.
   for (llvm::StringRef Dir = llvm::sys::path::parent_path(C.File); !Dir.empty();
        Dir = llvm::sys::path::parent_path(Dir)) {
@@ -298,8 +300,18 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   P.Keys.resize(P.Units.size());
   if (Opt.UseCache || P.Shard) {
     std::string ToolId = toolIdentity(Opt.Tidy.ClangTidy, Opt.Tidy.Plugin, P.ScopeModule, Hasher);
-    for (size_t I = 0; I < P.Units.size(); ++I)
+    for (size_t I = 0; I < P.Units.size(); ++I) {
       P.Keys[I] = commandKey(ToolId, Opt.Tidy, P.Units[I], Hasher);
+      // The linked summaries by content, narrowed to what the unit reads
+      // from them: an edit elsewhere that changes them re-analyses exactly
+      // the units that depend on the summaries it changed.
+      if (!Opt.Tidy.Summaries.empty()) {
+        auto It = Opt.SummaryDependencies.find(P.Units[I].File);
+        P.Keys[I] = hashParts({P.Keys[I], It != Opt.SummaryDependencies.end()
+                                              ? "summaries-read:" + It->second
+                                              : "summaries:" + Hasher.hash(Opt.Tidy.Summaries)});
+      }
+    }
   }
 
   // This shard's part.
@@ -350,6 +362,7 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
         }
         Run.Results[I].Findings = std::move(*Parsed);
         Run.Results[I].Seconds = E->Seconds;
+        Run.Results[I].Summaries = std::move(E->Summaries);
         Hit[I] = true;
         ++Run.Hits;
       }
@@ -424,7 +437,7 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
             std::vector<std::string> Files = {Units[I].File};
             Files.insert(Files.end(), R.Includes.begin(), R.Includes.end());
             Files.insert(Files.end(), PchFiles.begin(), PchFiles.end());
-            Cache.store(P.Keys[I], {R.ExportedFixes, R.Seconds}, Files);
+            Cache.store(P.Keys[I], {R.ExportedFixes, R.Seconds, R.Summaries}, Files);
           }
           Run.Results[I] = std::move(R);
         }
@@ -453,6 +466,62 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
   Run.PchFallbacks = PchFallbacks;
   Run.Seconds = Bar.elapsed();
   return Run;
+}
+
+llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
+  if (!Opt.Tidy.ConfigFile.empty())
+    return error("--config-file does not combine with the summaries of other files: put the "
+                 "configuration in a .clang-tidy file");
+  Opt.Diff.reset();
+  Opt.Shard = "1/1";
+  Opt.Tidy.Checks = "-*,torch-eval-without-no-grad";
+  Opt.Tidy.Summaries.clear();
+  Opt.Tidy.WriteSummaries = true;
+  auto Plan = planAnalysis(std::move(Opt));
+  if (!Plan)
+    return Plan.takeError();
+  AnalysisRun Run = runAnalysis(*Plan);
+  SummariesPass Pass;
+  Pass.Units = Plan->Units.size();
+  Pass.Hits = Run.Hits;
+  Pass.Seconds = Run.Seconds;
+  Pass.CacheDir = Plan->CacheDir;
+  std::vector<std::pair<std::string, clang::tidy::torch_check::SummaryDocument>> Docs;
+  for (size_t I = 0; I < Plan->Units.size(); ++I) {
+    const TidyResult &R = Run.Results[I];
+    std::string File = displayPath(Plan->Units[I].File, Plan->Opt.Cwd);
+    if (R.Failed) {
+      Pass.Failures.push_back({File, R.Error, ""});
+      continue;
+    }
+    auto Doc = clang::tidy::torch_check::parseSummaryDocument(R.Summaries);
+    if (!Doc) {
+      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), ""});
+      continue;
+    }
+    Pass.Linked.merge(*Doc);
+    Docs.push_back({Plan->Units[I].File, std::move(*Doc)});
+  }
+  for (const auto &[File, Doc] : Docs)
+    Pass.Dependencies[File] = hashParts({Pass.Linked.dependencies(Doc)});
+  return Pass;
+}
+
+llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool &Temporary) {
+  std::string Text = Pass.Linked.toText();
+  llvm::SmallString<256> Path;
+  Temporary = false;
+  if (!Pass.CacheDir.empty() && llvm::sys::fs::is_directory(Pass.CacheDir)) {
+    Path = Pass.CacheDir;
+    llvm::sys::path::append(Path, "summaries-" + hashParts({Text}).substr(0, 16) + ".json");
+  } else if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-linked", "json", Path)) {
+    return error("cannot create a temporary file: " + EC.message());
+  } else {
+    Temporary = true;
+  }
+  if (llvm::Error E = writeFileAtomicallyIn(Path, Text))
+    return std::move(E);
+  return std::string(Path);
 }
 
 /// The fix of a unit that does not compile, when its first error names it.

@@ -26,6 +26,7 @@
 #include "Reports.h"
 #include "Shards.h"
 #include "TidyRunner.h"
+#include "SummaryModel.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,6 +52,10 @@ struct AnalysisOptions {
   std::string Shard;               // "I/N"; empty: $CI_NODE_INDEX/$CI_NODE_TOTAL
   std::optional<std::string> Diff; // --diff REV (empty REV: the default revision)
   bool Progress = false;           // the progress line on stderr
+  // With Tidy.Summaries: per unit (its main file), what its analysis reads
+  // from the linked summaries (SummaryDocument::dependencies); the cache key
+  // holds it instead of the whole file's hash. A unit without: the file's.
+  llvm::StringMap<std::string> SummaryDependencies;
 };
 
 /// The translation units to analyse and how.
@@ -115,6 +120,28 @@ void filterByDiff(const AnalysisPlan &Plan, FindingsModel &Model);
 
 /// Fingerprints (Baseline.h) relative to Root; drops the accepted findings.
 void filterByBaseline(FindingsModel &Model, const llvm::StringSet<> *Accepted, llvm::StringRef Root);
+
+/// Across translation units (docs/cross-function.md): the summaries pass.
+/// The stages above over the whole compile database (the PATHs of \p Opt
+/// narrow it; --diff and shards do not: every file's summaries count),
+/// with only torch-eval-without-no-grad, each unit writing its function
+/// summaries; the results cache keeps them, so a warm pass parses nothing.
+/// They are linked by USR (SummaryModel.h: a function defined in several
+/// units merges, whatever the order).
+struct SummariesPass {
+  clang::tidy::torch_check::SummaryDocument Linked;
+  size_t Units = 0, Hits = 0;
+  std::vector<UnitFailure> Failures; // units without summaries
+  double Seconds = 0;
+  std::string CacheDir; // the plan's; it exists when the cache or the PCH is on
+  llvm::StringMap<std::string> Dependencies; // per unit: AnalysisOptions::SummaryDependencies
+};
+llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt);
+
+/// Writes the pass's linked summaries where the analysis reads them: the
+/// cache directory (content-addressed: summaries-HASH.json), else a
+/// temporary file (\p Temporary set: the caller removes it). Returns the path.
+llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool &Temporary);
 
 /// "1 finding", "2 findings".
 std::string countOf(size_t N, llvm::StringRef Singular, llvm::StringRef Plural = "");

@@ -37,6 +37,8 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <atomic>
 #include <mutex>
 #include <chrono>
@@ -74,6 +76,11 @@ struct Options : AnalysisFlags {
                            cl::cat(driverCategory())};
   cl::opt<std::string> Explain{"explain", cl::desc("Print a check's documentation and exit"),
                                cl::value_desc("check"), cl::cat(driverCategory())};
+  cl::opt<bool> CrossTU{"cross-tu",
+                        cl::desc("First summarise every translation unit of the compile database "
+                                 "and link the summaries, so that findings may depend on functions "
+                                 "defined in other files (docs/cross-function.md)"),
+                        cl::cat(driverCategory())};
 };
 
 /// Fails early (before any analysis) when a report file cannot be written.
@@ -178,6 +185,32 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   }
 
   AnalysisOptions AOpt = Opt.options(Cwd, *Tidy, *Plugin);
+  std::string TemporarySummaries;
+  auto RemoveTemporary = llvm::make_scope_exit([&] {
+    if (!TemporarySummaries.empty())
+      llvm::sys::fs::remove(TemporarySummaries);
+  });
+  if (Opt.CrossTU) {
+    AnalysisOptions SOpt = AOpt;
+    SOpt.Paths.clear(); // every file's summaries count
+    auto Pass = summarizeProject(std::move(SOpt));
+    if (!Pass)
+      return fail(Pass.takeError());
+    bool Temporary = false;
+    auto Linked = storeLinkedSummaries(*Pass, Temporary);
+    if (!Linked)
+      return fail(Linked.takeError());
+    if (Temporary)
+      TemporarySummaries = *Linked;
+    AOpt.Tidy.Summaries = *Linked;
+    AOpt.SummaryDependencies = std::move(Pass->Dependencies);
+    if (!Opt.Quiet)
+      llvm::errs() << "libtorch-tidy: linked the summaries of "
+                   << countOf(Pass->Units - Pass->Failures.size(), "translation unit") << " ("
+                   << countOf(Pass->Linked.Functions.size(), "function") << ", "
+                   << Pass->Hits << " from the cache) in "
+                   << llvm::formatv("{0:f1}", Pass->Seconds) << " s\n";
+  }
   auto Plan_ = planAnalysis(std::move(AOpt));
   if (!Plan_)
     return fail(Plan_.takeError());

@@ -4,7 +4,8 @@
 //   libtorch-tidy <subcommand> [args...]   a subcommand named in the table
 //   (verify: prove a fix-it at run time; merge: one report from the shards';
 //   lsp: a language server for editors; review: the findings of a change as
-//   a pull-request review)
+//   a pull-request review; summarize: the linked function summaries of a
+//   project, for the analysis across translation units)
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -15,6 +16,7 @@
 #include "AnalyzeCommand.h"
 #include "MergeCommand.h"
 #include "ReviewCommand.h"
+#include "SummarizeCommand.h"
 #include "VerifyCommand.h"
 #include "lsp/LspCommand.h"
 
@@ -33,6 +35,7 @@ const std::vector<Subcommand> &subcommands() {
       {"merge", libtorch_tidy::runMergeCommand},
       {"lsp", libtorch_tidy::runLspCommand},
       {"review", libtorch_tidy::runReviewCommand},
+      {"summarize", libtorch_tidy::runSummarizeCommand},
   };
   return Table;
 }

@@ -120,6 +120,8 @@ std::optional<ResultCache::Entry> ResultCache::lookup(llvm::StringRef Key) {
   Entry E;
   E.ExportedFixes = Fixes->str();
   E.Seconds = O->getNumber("seconds").value_or(0);
+  if (auto Summaries = O->getString("summaries"))
+    E.Summaries = Summaries->str();
   // Recently used: trim() keeps it longer.
   touchFile(Path);
   return E;
@@ -146,6 +148,8 @@ void ResultCache::store(llvm::StringRef Key, const Entry &E, llvm::ArrayRef<std:
                  {"seconds", E.Seconds},
                  {"fixes", E.ExportedFixes},
                  {"files", std::move(FilesJson)}};
+  if (!E.Summaries.empty())
+    O["summaries"] = E.Summaries;
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << json::Value(std::move(O));

@@ -61,6 +61,7 @@ public:
   struct Entry {
     std::string ExportedFixes; // clang-tidy's --export-fixes YAML; empty: no diagnostics
     double Seconds = 0;        // what the run cost (wall, one process)
+    std::string Summaries;     // the unit's function summaries (summaries pass); else empty
   };
   /// The entry of Key when every file it read is unchanged.
   std::optional<Entry> lookup(llvm::StringRef Key);

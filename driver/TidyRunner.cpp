@@ -211,6 +211,34 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     Args.push_back("--header-filter=" + *HeaderFilter);
   if (!Options.ConfigFile.empty())
     Args.push_back("--config-file=" + Options.ConfigFile);
+  llvm::SmallString<128> SummariesOut;
+  if (!Options.Summaries.empty() || Options.WriteSummaries) {
+    // The options go in --config, which still reads every .clang-tidy above
+    // the file (InheritParentConfig); planAnalysis refuses
+    // --config-file with them.
+    auto Quote = [](llvm::StringRef S) {
+      std::string Q = "'";
+      for (char C : S)
+        Q += C == '\'' ? std::string("''") : std::string(1, C);
+      return Q + "'";
+    };
+    std::string Config = "{InheritParentConfig: true, CheckOptions: {";
+    if (!Options.Summaries.empty())
+      Config += "TorchSummaries: " + Quote(Options.Summaries);
+    if (Options.WriteSummaries) {
+      if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-summaries", "json",
+                                                       SummariesOut)) {
+        Result.Failed = true;
+        Result.Error = "cannot create a temporary file: " + EC.message();
+        return Result;
+      }
+      llvm::sys::fs::remove(SummariesOut);
+      if (!Options.Summaries.empty())
+        Config += ", ";
+      Config += "TorchSummariesOutput: " + Quote(SummariesOut);
+    }
+    Args.push_back("--config=" + Config + "}}");
+  }
   if (!Options.VfsOverlay.empty())
     Args.push_back("--vfsoverlay=" + Options.VfsOverlay);
   for (const auto &A : Options.ExtraArgs)
@@ -262,6 +290,11 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     }
   }
   llvm::sys::fs::remove(Yaml);
+  if (!SummariesOut.empty()) {
+    if (auto Buf = llvm::MemoryBuffer::getFile(SummariesOut))
+      Result.Summaries = (*Buf)->getBuffer().str();
+    llvm::sys::fs::remove(SummariesOut);
+  }
   bool CompileError = false;
   for (const Finding &F : Result.Findings)
     CompileError |= F.isCompilerError();
@@ -289,6 +322,9 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
   } else if (CompileError) {
     Result.Failed = true;
     Result.Error = "does not compile";
+  } else if (Options.WriteSummaries && Result.Summaries.empty()) {
+    Result.Failed = true;
+    Result.Error = "clang-tidy wrote no summaries (is torch-eval-without-no-grad enabled?)";
   }
   return Result;
 }

@@ -26,6 +26,11 @@ struct TidyOptions {
   std::string ConfigFile;
   std::vector<std::string> ExtraArgs;
   std::string VfsOverlay; // clang-tidy --vfsoverlay (the base revision's files)
+  // Across translation units (docs/cross-function.md): the linked summaries
+  // the checks read (option TorchSummaries), and whether the run writes the
+  // unit's own summaries (TidyResult::Summaries).
+  std::string Summaries;
+  bool WriteSummaries = false;
 };
 
 /// The --checks value for File: the user's, or none when a .clang-tidy above
@@ -46,6 +51,7 @@ struct TidyResult {
   double Seconds = 0;
   std::string ExportedFixes;        // the raw YAML (empty without diagnostics)
   std::vector<std::string> Includes; // every header the parse entered (ListIncludes)
+  std::string Summaries;             // the unit's summaries (WriteSummaries), JSON
 };
 
 TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,

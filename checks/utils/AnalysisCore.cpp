@@ -374,10 +374,57 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
     HistoryFunctions &H = history(Ctx);
     Table->build(
         All, Ctx, [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); },
-        &H);
+        &H, External.get());
     Summaries = std::move(Table);
   }
   return *Summaries;
+}
+
+// ---- across translation units ----------------------------------------------
+
+std::string AnalysisCore::configure(llvm::StringRef Input, llvm::StringRef Output) {
+  OutputPath = Output.str();
+  if (Input == InputPath)
+    return {};
+  InputPath = Input.str();
+  External.reset();
+  Summaries.reset(); // built with the previous file
+  if (Input.empty())
+    return {};
+  llvm::Expected<SummaryDocument> Doc = readSummaryFile(Input);
+  if (!Doc)
+    return "option TorchSummaries: " + llvm::toString(Doc.takeError()) +
+           "; analysing without summaries of other files";
+  External = std::make_unique<SummaryDocument>(std::move(*Doc));
+  return {};
+}
+
+const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) const {
+  if (!External || !FD)
+    return nullptr;
+  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
+    return nullptr; // defined here: its own summary decides
+  std::string USR = usrOf(SummaryTable::key(FD));
+  return USR.empty() ? nullptr : External->lookup(USR);
+}
+
+bool AnalysisCore::resultReachesBackwardElsewhere(const FunctionDecl *FD) const {
+  if (!External || !FD)
+    return false;
+  std::string USR = usrOf(SummaryTable::key(FD));
+  return !USR.empty() && External->resultReachesBackward(USR);
+}
+
+std::string AnalysisCore::endTranslationUnit() {
+  if (OutputPath.empty() || Written)
+    return {};
+  Written = true;
+  SummaryDocument Doc;
+  if (!Stale && Current)
+    Doc = summaries(*Current).document();
+  if (llvm::Error E = writeSummaryFile(OutputPath, Doc))
+    return "option TorchSummariesOutput: " + llvm::toString(std::move(E));
+  return {};
 }
 
 } // namespace clang::tidy::torch_check

@@ -22,6 +22,16 @@
 //   - Function summaries (Summaries.h) are computed once per translation unit,
 //     bottom-up over the call graph's strongly connected components, from the
 //     facts of every user function.
+//   - Across translation units: a global option (TorchSummaries) names the
+//     linked summaries of a project (SummaryModel.h, written by
+//     `libtorch-tidy summarize`). It is read once per clang-tidy process;
+//     a function declared but not defined in the translation unit gets its
+//     summary from it by USR (externalSummary), one level of calls deeper
+//     like a callee defined here, and the callers' side says whether a
+//     function's result reaches a backward pass in another file. Another
+//     option (TorchSummariesOutput) names the file where the translation
+//     unit's own summaries are written, atomically, at its end. Without
+//     them nothing changes.
 //   - The names of LibTorch's classes and members are spelled in TorchNames.h
 //     only; the core asks its predicates.
 //   - One helper per question: which variable an expression names
@@ -39,6 +49,7 @@
 #include "CallGraph.h"
 #include "ExecutionOrder.h"
 #include "History.h"
+#include "SummaryModel.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -157,7 +168,31 @@ public:
   ~AnalysisCore();
 
   /// A new translation unit starts: forget everything at the next query.
-  void beginTranslationUnit() { Stale = true; }
+  void beginTranslationUnit() {
+    Stale = true;
+    Written = false;
+  }
+
+  /// Cross-translation-unit configuration (the options TorchSummaries and
+  /// TorchSummariesOutput): loads \p Input when it differs from the file
+  /// loaded before. Returns the one-line error of a file that cannot be
+  /// read or parsed, once per file (later calls return "": the core then
+  /// works as without a file).
+  std::string configure(llvm::StringRef Input, llvm::StringRef Output);
+  /// The linked summaries, or null when none is loaded.
+  const SummaryDocument *external() const { return External.get(); }
+  /// The linked summary of \p FD when it has no definition in the
+  /// translation unit (by USR of its template pattern); null otherwise.
+  const FunctionSummary *externalSummary(const FunctionDecl *FD) const;
+  /// True when the linked summaries say a caller in another file feeds the
+  /// result of \p FD into a backward pass.
+  bool resultReachesBackwardElsewhere(const FunctionDecl *FD) const;
+  /// True when the translation unit's summaries are to be written.
+  bool writesSummaries() const { return !OutputPath.empty(); }
+  /// The translation unit ends: writes its summaries when asked to (once per
+  /// unit; an empty document when no check queried the core). Returns the
+  /// write error, or "".
+  std::string endTranslationUnit();
 
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
@@ -188,6 +223,10 @@ private:
   std::unique_ptr<CallGraph> Calls;
   std::vector<const FunctionDecl *> Functions;
   bool FunctionsListed = false;
+  // Across translation units (configure()).
+  std::string InputPath, OutputPath;
+  std::unique_ptr<SummaryDocument> External;
+  bool Written = false;
 };
 
 } // namespace clang::tidy::torch_check

@@ -25,8 +25,25 @@ class CoreCheck : public ClangTidyCheck {
 public:
   CoreCheck(StringRef Name, ClangTidyContext *Context, std::shared_ptr<AnalysisCore> Core)
       : ClangTidyCheck(Name, Context),
-        Core(Core ? std::move(Core) : std::make_shared<AnalysisCore>()) {}
+        Core(Core ? std::move(Core) : std::make_shared<AnalysisCore>()) {
+    std::string Error = this->Core->configure(Options.getLocalOrGlobal(SummariesOption, ""),
+                                              Options.getLocalOrGlobal(SummariesOutputOption, ""));
+    if (!Error.empty())
+      configurationDiag("%0") << Error;
+  }
   void onStartOfTranslationUnit() override { Core->beginTranslationUnit(); }
+  /// Writes the translation unit's summaries when TorchSummariesOutput asks
+  /// for them; a check that overrides it calls it.
+  void onEndOfTranslationUnit() override {
+    std::string Error = Core->endTranslationUnit();
+    if (!Error.empty())
+      configurationDiag("%0") << Error;
+  }
+
+  /// The global options of the analysis across translation units: the
+  /// linked summaries to read, the file to write this unit's summaries to.
+  static constexpr llvm::StringLiteral SummariesOption = "TorchSummaries";
+  static constexpr llvm::StringLiteral SummariesOutputOption = "TorchSummariesOutput";
 
 protected:
   AnalysisCore &core() const { return *Core; }

@@ -3,9 +3,12 @@
 #include "Summaries.h"
 #include "AnalysisCore.h"
 #include "History.h"
+#include "TorchNames.h"
 #include "TrainingLoop.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "CallGraph.h"
 #include "clang/Analysis/CallGraph.h"
 #include "clang/Index/USRGeneration.h"
 #include "llvm/ADT/SCCIterator.h"
@@ -19,95 +22,6 @@ std::string usrOf(const Decl *D) {
   if (!D || index::generateUSRForDecl(D, Buf))
     return {};
   return std::string(Buf);
-}
-
-bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
-  return A.USR == B.USR && A.Name == B.Name && A.Forward == B.Forward &&
-         A.Backward == B.Backward && A.Step == B.Step && A.ZeroGrad == B.ZeroGrad &&
-         A.Train == B.Train && A.Eval == B.Eval && A.Sync == B.Sync &&
-         A.DisablesGrad == B.DisablesGrad && A.ReturnsHistory == B.ReturnsHistory &&
-         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params;
-}
-
-// ---- JSON -------------------------------------------------------------------
-
-static llvm::json::Value levelToJSON(unsigned L) {
-  return L == NotReached ? llvm::json::Value(nullptr) : llvm::json::Value(int64_t(L));
-}
-
-static bool levelFromJSON(const llvm::json::Object &O, llvm::StringRef Key, unsigned &L) {
-  const llvm::json::Value *V = O.get(Key);
-  if (!V || V->getAsNull()) {
-    L = NotReached;
-    return true;
-  }
-  std::optional<int64_t> I = V->getAsInteger();
-  if (!I || *I < 0 || *I > int64_t(MaxSummaryDepth))
-    return false;
-  L = unsigned(*I);
-  return true;
-}
-
-llvm::json::Value toJSON(const FunctionSummary &S) {
-  llvm::json::Array Params;
-  for (const ParameterSummary &P : S.Params)
-    Params.push_back(llvm::json::Object{{"reachesBackward", P.ReachesBackward},
-                                        {"writtenInPlace", P.WrittenInPlace},
-                                        {"inserted", P.Inserted},
-                                        {"returned", P.Returned}});
-  return llvm::json::Object{{"usr", S.USR},
-                            {"name", S.Name},
-                            {"forward", levelToJSON(S.Forward)},
-                            {"backward", levelToJSON(S.Backward)},
-                            {"step", levelToJSON(S.Step)},
-                            {"zeroGrad", levelToJSON(S.ZeroGrad)},
-                            {"train", levelToJSON(S.Train)},
-                            {"eval", levelToJSON(S.Eval)},
-                            {"sync", levelToJSON(S.Sync)},
-                            {"disablesGrad", S.DisablesGrad},
-                            {"returnsHistory", S.ReturnsHistory},
-                            {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
-                            {"params", std::move(Params)}};
-}
-
-bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
-  const llvm::json::Object *O = V.getAsObject();
-  if (!O) {
-    P.report("expected an object");
-    return false;
-  }
-  llvm::json::ObjectMapper M(V, P);
-  if (!M || !M.map("usr", S.USR) || !M.map("name", S.Name) ||
-      !M.map("disablesGrad", S.DisablesGrad) || !M.map("returnsHistory", S.ReturnsHistory) ||
-      !M.map("returnsHistoryFromArgs", S.ReturnsHistoryFromArgs))
-    return false;
-  struct {
-    llvm::StringRef Key;
-    unsigned &Level;
-  } Levels[] = {{"forward", S.Forward}, {"backward", S.Backward}, {"step", S.Step},
-                {"zeroGrad", S.ZeroGrad}, {"train", S.Train},     {"eval", S.Eval},
-                {"sync", S.Sync}};
-  for (auto &L : Levels)
-    if (!levelFromJSON(*O, L.Key, L.Level)) {
-      P.field(L.Key).report("expected null or a call depth");
-      return false;
-    }
-  S.Params.clear();
-  const llvm::json::Array *Params = O->getArray("params");
-  if (!Params) {
-    P.field("params").report("expected an array");
-    return false;
-  }
-  for (const llvm::json::Value &PV : *Params) {
-    ParameterSummary PS;
-    llvm::json::ObjectMapper PM(PV, P.field("params"));
-    if (!PM || !PM.map("reachesBackward", PS.ReachesBackward) ||
-        !PM.map("writtenInPlace", PS.WrittenInPlace) || !PM.map("inserted", PS.Inserted) ||
-        !PM.map("returned", PS.Returned))
-      return false;
-    S.Params.push_back(PS);
-  }
-  return true;
 }
 
 // ---- the table --------------------------------------------------------------
@@ -131,6 +45,8 @@ const FunctionSummary *SummaryTable::lookup(llvm::StringRef USR) const {
 }
 
 void SummaryTable::clear() {
+  ResultToBackward.clear();
+  Uses.clear();
   Storage.clear();
   ByKey.clear();
   ByUSR.clear();
@@ -150,10 +66,59 @@ llvm::json::Value SummaryTable::toJSON() const {
   return A;
 }
 
+SummaryDocument SummaryTable::document() const {
+  SummaryDocument Doc;
+  for (const FunctionSummary &S : Storage)
+    if (!S.USR.empty()) {
+      auto [It, Inserted] = Doc.Functions.try_emplace(S.USR, S);
+      if (!Inserted)
+        mergeSummary(It->second, S);
+    }
+  Doc.ResultReachesBackward = ResultToBackward;
+  Doc.Uses = Uses;
+  return Doc;
+}
+
+const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isVirtualDispatch(Call) || isInLibraryNamespace(Callee))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
+    return nullptr;
+  if (const FunctionDecl *Def = Callee->getDefinition(); Def && Def->hasBody())
+    return nullptr;
+  if (Callee->isImplicit() || Callee->getBuiltinID())
+    return nullptr;
+  SourceLocation Loc = Callee->getLocation();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Loc.isInvalid() || SM.isInSystemHeader(Loc))
+    return nullptr;
+  return SummaryTable::key(Callee);
+}
+
 namespace {
+/// The functions a body calls (its lambdas included) without a definition in
+/// the translation unit.
+struct ExternalCalls : RecursiveASTVisitor<ExternalCalls> {
+  ExternalCalls(const ASTContext &Ctx, std::set<std::string> &USRs) : Ctx(Ctx), USRs(USRs) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitCallExpr(CallExpr *C) {
+    if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+      if (std::string U = usrOf(Ext); !U.empty())
+        USRs.insert(U);
+    return true;
+  }
+  const ASTContext &Ctx;
+  std::set<std::string> &USRs;
+};
+
 /// The variable declarations and returned values of a body (not of the
 /// lambdas in it), for the parameter flows.
 struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
+  explicit BodyFlows(const ASTContext &Ctx) : Ctx(Ctx) {}
+  const ASTContext &Ctx;
+  /// Calls of functions defined in another translation unit.
+  llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> External;
   llvm::SmallVector<std::pair<const ValueDecl *, const Expr *>, 16> Defs;
   llvm::SmallVector<const Expr *, 4> Returns;
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
@@ -174,12 +139,28 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
         Defs.push_back({V, Op->getArg(1)});
     return true;
   }
+  bool VisitCallExpr(CallExpr *C) {
+    if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+      External.push_back({C, Ext});
+    return true;
+  }
   bool VisitReturnStmt(ReturnStmt *R) {
     if (R->getRetValue())
       Returns.push_back(R->getRetValue());
     return true;
   }
 };
+
+bool containsStmt(const Stmt *S, const Stmt *Target) {
+  if (!S)
+    return false;
+  if (S == Target)
+    return true;
+  for (const Stmt *Child : S->children())
+    if (containsStmt(Child, Target))
+      return true;
+  return false;
+}
 
 bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) {
   for (const ValueDecl *V : Vars)
@@ -188,39 +169,11 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &
   return false;
 }
 
-void lower(unsigned &Level, unsigned Candidate) {
-  if (Candidate != NotReached && Candidate < Level)
-    Level = Candidate;
-}
-
-unsigned deeper(unsigned Level) {
-  return Level == NotReached || Level + 1 > MaxSummaryDepth ? NotReached : Level + 1;
-}
-
-void merge(FunctionSummary &Into, const FunctionSummary &From) {
-  lower(Into.Forward, From.Forward);
-  lower(Into.Backward, From.Backward);
-  lower(Into.Step, From.Step);
-  lower(Into.ZeroGrad, From.ZeroGrad);
-  lower(Into.Train, From.Train);
-  lower(Into.Eval, From.Eval);
-  lower(Into.Sync, From.Sync);
-  Into.DisablesGrad |= From.DisablesGrad;
-  Into.ReturnsHistory |= From.ReturnsHistory;
-  Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;
-  if (Into.Params.size() < From.Params.size())
-    Into.Params.resize(From.Params.size());
-  for (size_t I = 0; I < From.Params.size(); ++I) {
-    Into.Params[I].ReachesBackward |= From.Params[I].ReachesBackward;
-    Into.Params[I].WrittenInPlace |= From.Params[I].WrittenInPlace;
-    Into.Params[I].Inserted |= From.Params[I].Inserted;
-    Into.Params[I].Returned |= From.Params[I].Returned;
-  }
-}
 } // namespace
 
 void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx,
-                         FactsFn FactsOf, HistoryFunctions *History) {
+                         FactsFn FactsOf, HistoryFunctions *History,
+                         const SummaryDocument *External) {
   clear();
   llvm::SmallPtrSet<const FunctionDecl *, 32> Wanted;
   clang::CallGraph CG;
@@ -245,7 +198,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     S.Name = Key->getQualifiedNameAsString();
     S.Params.resize(FD->getNumParams());
 
-    BodyFlows Flows;
+    ExternalCalls(Ctx, Uses).TraverseStmt(const_cast<Stmt *>(F.body()));
+    BodyFlows Flows(Ctx);
     Flows.TraverseStmt(const_cast<Stmt *>(F.body()));
     // The variables computed from each parameter (flow-insensitive).
     std::vector<llvm::SmallPtrSet<const ValueDecl *, 8>> From(FD->getNumParams());
@@ -271,6 +225,10 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         continue;
       switch (Fc.K) {
       case Fact::Forward:
+        if (!F.isGuarded(Fc.S))
+          S.UnguardedForward = 0;
+        S.Forward = 0;
+        break;
       case Fact::Loss:
         S.Forward = 0;
         break;
@@ -313,13 +271,15 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         const FunctionSummary *CS = lookup(Fc.Callee);
         if (!CS)
           break;
-        lower(S.Forward, deeper(CS->Forward));
-        lower(S.Backward, deeper(CS->Backward));
-        lower(S.Step, deeper(CS->Step));
-        lower(S.ZeroGrad, deeper(CS->ZeroGrad));
-        lower(S.Train, deeper(CS->Train));
-        lower(S.Eval, deeper(CS->Eval));
-        lower(S.Sync, deeper(CS->Sync));
+        if (!F.isGuarded(Fc.S))
+          lowerLevel(S.UnguardedForward, deeperLevel(CS->UnguardedForward));
+        lowerLevel(S.Forward, deeperLevel(CS->Forward));
+        lowerLevel(S.Backward, deeperLevel(CS->Backward));
+        lowerLevel(S.Step, deeperLevel(CS->Step));
+        lowerLevel(S.ZeroGrad, deeperLevel(CS->ZeroGrad));
+        lowerLevel(S.Train, deeperLevel(CS->Train));
+        lowerLevel(S.Eval, deeperLevel(CS->Eval));
+        lowerLevel(S.Sync, deeperLevel(CS->Sync));
         const auto *Call = cast<CallExpr>(Fc.S);
         for (unsigned J = 0; J < CS->Params.size(); ++J) {
           const Expr *Arg = argumentFor(Call, J);
@@ -339,6 +299,54 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     }
     for (const Expr *R : Flows.Returns)
       Params(R, &ParameterSummary::Returned);
+
+    // Calls of functions defined in another translation unit: their linked
+    // summaries (levels one deeper, like a callee here), and whether their
+    // result reaches a backward pass here (the callers' side).
+    for (const auto &[Call, Callee] : Flows.External) {
+      if (External)
+        if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
+          if (!F.isGuarded(Call))
+            lowerLevel(S.UnguardedForward, deeperLevel(CS->UnguardedForward));
+          lowerLevel(S.Forward, deeperLevel(CS->Forward));
+          lowerLevel(S.Backward, deeperLevel(CS->Backward));
+          lowerLevel(S.Step, deeperLevel(CS->Step));
+          lowerLevel(S.ZeroGrad, deeperLevel(CS->ZeroGrad));
+          lowerLevel(S.Train, deeperLevel(CS->Train));
+          lowerLevel(S.Eval, deeperLevel(CS->Eval));
+          lowerLevel(S.Sync, deeperLevel(CS->Sync));
+        }
+      // The variables computed from the call's result (flow-insensitive).
+      llvm::SmallPtrSet<const ValueDecl *, 8> Derived;
+      for (bool Changed = true; Changed;) {
+        Changed = false;
+        for (const auto &[V, E] : Flows.Defs)
+          if (!Derived.contains(V) && (containsStmt(E, Call) || refersToAny(E, Derived)))
+            Changed |= Derived.insert(V).second;
+      }
+      auto Reaches = [&](const Stmt *E) {
+        return E && (containsStmt(E, Call) || refersToAny(E, Derived));
+      };
+      bool ToBackward = false;
+      for (const Fact &Fc : F.all()) {
+        if (Fc.InLambda)
+          continue;
+        if ((Fc.K == Fact::Backward || Fc.K == Fact::Grad) && Reaches(Fc.Object))
+          ToBackward = true;
+        if (Fc.K == Fact::UserCall && Fc.Definition &&
+            !SameSCC.contains(Fc.Definition->getCanonicalDecl()))
+          if (const FunctionSummary *CS = lookup(Fc.Callee))
+            for (unsigned J = 0; J < CS->Params.size(); ++J)
+              if (CS->Params[J].ReachesBackward &&
+                  Reaches(argumentFor(cast<CallExpr>(Fc.S), J)))
+                ToBackward = true;
+        if (ToBackward)
+          break;
+      }
+      if (ToBackward)
+        if (std::string U = usrOf(Callee); !U.empty())
+          ResultToBackward.insert(U);
+    }
     if (History) {
       HistoryFunctions::Summary H = History->summary(FD, Ctx);
       S.ReturnsHistory = H.Always;
@@ -347,7 +355,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
 
     // Instantiations of one pattern share its key and merge.
     if (auto It = ByKey.find(Key); It != ByKey.end()) {
-      merge(Storage[It->second], S);
+      mergeSummary(Storage[It->second], S);
       return;
     }
     ByKey[Key] = Storage.size();

@@ -28,13 +28,19 @@
 //     autograd off.
 //   - keys: the canonical declaration of the pattern in the process; the USR
 //     (clang::index::generateUSRForDecl) outside it. A summary converts to
-//     and from llvm::json (toJSON / fromJSON) so that summaries of several
-//     translation units can be linked by USR.
+//     and from llvm::json (toJSON / fromJSON, SummaryModel.h) so that
+//     summaries of several translation units can be linked by USR.
+//   - the callers' side: the USRs of functions defined in another
+//     translation unit whose result a function here feeds into a backward
+//     pass (directly, through variables computed from it, or through a
+//     parameter of a callee that reaches backward).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_SUMMARIES_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_SUMMARIES_H
+
+#include "SummaryModel.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -51,57 +57,6 @@ namespace clang::tidy::torch_check {
 class FunctionFacts;
 class HistoryFunctions;
 
-/// The deepest level of calls a summary records (checks ask for less).
-inline constexpr unsigned MaxSummaryDepth = 8;
-/// "Never, within MaxSummaryDepth levels."
-inline constexpr unsigned NotReached = ~0u;
-
-/// What a function does with one of its parameters.
-struct ParameterSummary {
-  bool ReachesBackward = false; ///< its value flows into a backward pass
-  bool WrittenInPlace = false;  ///< its storage is written (t.add_(x), t[0] = x)
-  bool Inserted = false;        ///< it is inserted into a container
-  bool Returned = false;        ///< it is returned
-  friend bool operator==(const ParameterSummary &A, const ParameterSummary &B) {
-    return A.ReachesBackward == B.ReachesBackward && A.WrittenInPlace == B.WrittenInPlace &&
-           A.Inserted == B.Inserted && A.Returned == B.Returned;
-  }
-};
-
-/// The summary of one function (or of every instantiation of a template).
-struct FunctionSummary {
-  std::string USR;
-  std::string Name; ///< qualified name, for messages and debugging
-  /// The fewest levels of calls to each effect (0: the function's own body;
-  /// NotReached: never within MaxSummaryDepth). Effects inside lambdas of
-  /// the body are not counted (they run where the lambda is called).
-  unsigned Forward = NotReached;
-  unsigned Backward = NotReached; ///< backward() or autograd::grad
-  unsigned Step = NotReached;
-  unsigned ZeroGrad = NotReached;
-  unsigned Train = NotReached; ///< module.train()
-  unsigned Eval = NotReached;  ///< module.eval()
-  unsigned Sync = NotReached;
-  bool DisablesGrad = false;   ///< its body holds a guard or set_enabled(false)
-  bool ReturnsHistory = false; ///< its result carries history whatever its arguments
-  bool ReturnsHistoryFromArgs = false; ///< ... when an argument does
-  std::vector<ParameterSummary> Params;
-
-  /// True when \p Level is within \p MaxDepth levels of calls (the one place
-  /// the depth limit is applied).
-  static bool reaches(unsigned Level, unsigned MaxDepth) {
-    return Level != NotReached && Level <= MaxDepth;
-  }
-  /// The function trains: backward pass, step, or train() within \p MaxDepth.
-  bool trains(unsigned MaxDepth) const {
-    return reaches(Backward, MaxDepth) || reaches(Step, MaxDepth) || reaches(Train, MaxDepth);
-  }
-  friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
-};
-
-llvm::json::Value toJSON(const FunctionSummary &S);
-bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P);
-
 /// The summaries of one translation unit.
 class SummaryTable {
 public:
@@ -110,8 +65,10 @@ public:
   /// Summarises \p Functions (definitions of the user's functions), bottom-up.
   /// \p Facts gives the facts of a definition; \p History the history
   /// summaries (ReturnsHistory), may be null.
+  /// \p External, when given, holds the linked summaries of the functions
+  /// defined in other translation units (looked up by USR).
   void build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx, FactsFn Facts,
-             HistoryFunctions *History);
+             HistoryFunctions *History, const SummaryDocument *External = nullptr);
 
   /// The key of \p FD: the canonical declaration of its template pattern (a
   /// member of a class template specialisation or an instantiated function
@@ -129,6 +86,11 @@ public:
 
   /// Every summary, as a JSON array (sorted by USR).
   llvm::json::Value toJSON() const;
+  /// The serialisable document of the translation unit (SummaryModel.h).
+  SummaryDocument document() const;
+  /// USRs of functions without a definition here whose result reaches a
+  /// backward pass here.
+  const std::set<std::string> &resultsReachingBackward() const { return ResultToBackward; }
 
   void clear();
 
@@ -137,7 +99,15 @@ private:
   llvm::DenseMap<const FunctionDecl *, unsigned> ByKey;
   llvm::StringMap<unsigned> ByUSR;
   std::vector<const FunctionDecl *> Order;
+  std::set<std::string> ResultToBackward;
+  std::set<std::string> Uses; ///< USRs called without a definition here
 };
+
+/// The function \p Call calls when it is a user function declared, but not
+/// defined, in the translation unit (so its summary may come from another):
+/// a direct call, not a virtual dispatch, not a lambda, not LibTorch's or a
+/// system header's. Null otherwise.
+const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx);
 
 /// The USR of \p D, or "" when clang cannot make one.
 std::string usrOf(const Decl *D);

@@ -1,0 +1,300 @@
+//===--- SummaryModel.cpp - libtorch-tidy ---------------------------------===//
+
+#include "SummaryModel.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace clang::tidy::torch_check {
+
+bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
+  return A.USR == B.USR && A.Name == B.Name && A.Forward == B.Forward &&
+         A.UnguardedForward == B.UnguardedForward && A.Backward == B.Backward &&
+         A.Step == B.Step && A.ZeroGrad == B.ZeroGrad && A.Train == B.Train &&
+         A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
+         A.ReturnsHistory == B.ReturnsHistory &&
+         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params;
+}
+
+static llvm::json::Value levelToJSON(unsigned L) {
+  return L == NotReached ? llvm::json::Value(nullptr) : llvm::json::Value(int64_t(L));
+}
+
+static bool levelFromJSON(const llvm::json::Object &O, llvm::StringRef Key, unsigned &L) {
+  const llvm::json::Value *V = O.get(Key);
+  if (!V || V->getAsNull()) {
+    L = NotReached;
+    return true;
+  }
+  std::optional<int64_t> I = V->getAsInteger();
+  if (!I || *I < 0 || *I > int64_t(MaxSummaryDepth))
+    return false;
+  L = unsigned(*I);
+  return true;
+}
+
+llvm::json::Value toJSON(const FunctionSummary &S) {
+  llvm::json::Array Params;
+  for (const ParameterSummary &P : S.Params)
+    Params.push_back(llvm::json::Object{{"reachesBackward", P.ReachesBackward},
+                                        {"writtenInPlace", P.WrittenInPlace},
+                                        {"inserted", P.Inserted},
+                                        {"returned", P.Returned}});
+  return llvm::json::Object{{"usr", S.USR},
+                            {"name", S.Name},
+                            {"forward", levelToJSON(S.Forward)},
+                            {"unguardedForward", levelToJSON(S.UnguardedForward)},
+                            {"backward", levelToJSON(S.Backward)},
+                            {"step", levelToJSON(S.Step)},
+                            {"zeroGrad", levelToJSON(S.ZeroGrad)},
+                            {"train", levelToJSON(S.Train)},
+                            {"eval", levelToJSON(S.Eval)},
+                            {"sync", levelToJSON(S.Sync)},
+                            {"disablesGrad", S.DisablesGrad},
+                            {"returnsHistory", S.ReturnsHistory},
+                            {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
+                            {"params", std::move(Params)}};
+}
+
+bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
+  const llvm::json::Object *O = V.getAsObject();
+  if (!O) {
+    P.report("expected an object");
+    return false;
+  }
+  llvm::json::ObjectMapper M(V, P);
+  if (!M || !M.map("usr", S.USR) || !M.map("name", S.Name) ||
+      !M.map("disablesGrad", S.DisablesGrad) || !M.map("returnsHistory", S.ReturnsHistory) ||
+      !M.map("returnsHistoryFromArgs", S.ReturnsHistoryFromArgs))
+    return false;
+  struct {
+    llvm::StringRef Key;
+    unsigned &Level;
+  } Levels[] = {{"forward", S.Forward}, {"unguardedForward", S.UnguardedForward},
+                {"backward", S.Backward}, {"step", S.Step},
+                {"zeroGrad", S.ZeroGrad}, {"train", S.Train},
+                {"eval", S.Eval},         {"sync", S.Sync}};
+  for (auto &L : Levels)
+    if (!levelFromJSON(*O, L.Key, L.Level)) {
+      P.field(L.Key).report("expected null or a call depth");
+      return false;
+    }
+  S.Params.clear();
+  const llvm::json::Array *Params = O->getArray("params");
+  if (!Params) {
+    P.field("params").report("expected an array");
+    return false;
+  }
+  for (const llvm::json::Value &PV : *Params) {
+    ParameterSummary PS;
+    llvm::json::ObjectMapper PM(PV, P.field("params"));
+    if (!PM || !PM.map("reachesBackward", PS.ReachesBackward) ||
+        !PM.map("writtenInPlace", PS.WrittenInPlace) || !PM.map("inserted", PS.Inserted) ||
+        !PM.map("returned", PS.Returned))
+      return false;
+    S.Params.push_back(PS);
+  }
+  return true;
+}
+
+void lowerLevel(unsigned &Level, unsigned Candidate) {
+  if (Candidate != NotReached && Candidate < Level)
+    Level = Candidate;
+}
+
+unsigned deeperLevel(unsigned Level) {
+  return Level == NotReached || Level + 1 > MaxSummaryDepth ? NotReached : Level + 1;
+}
+
+void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
+  if (!From.Name.empty() && (Into.Name.empty() || From.Name < Into.Name))
+    Into.Name = From.Name;
+  lowerLevel(Into.Forward, From.Forward);
+  lowerLevel(Into.UnguardedForward, From.UnguardedForward);
+  lowerLevel(Into.Backward, From.Backward);
+  lowerLevel(Into.Step, From.Step);
+  lowerLevel(Into.ZeroGrad, From.ZeroGrad);
+  lowerLevel(Into.Train, From.Train);
+  lowerLevel(Into.Eval, From.Eval);
+  lowerLevel(Into.Sync, From.Sync);
+  Into.DisablesGrad |= From.DisablesGrad;
+  Into.ReturnsHistory |= From.ReturnsHistory;
+  Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;
+  if (Into.Params.size() < From.Params.size())
+    Into.Params.resize(From.Params.size());
+  for (size_t I = 0; I < From.Params.size(); ++I) {
+    Into.Params[I].ReachesBackward |= From.Params[I].ReachesBackward;
+    Into.Params[I].WrittenInPlace |= From.Params[I].WrittenInPlace;
+    Into.Params[I].Inserted |= From.Params[I].Inserted;
+    Into.Params[I].Returned |= From.Params[I].Returned;
+  }
+}
+
+// ---- documents --------------------------------------------------------------
+
+void SummaryDocument::merge(const SummaryDocument &Other) {
+  for (const auto &[USR, S] : Other.Functions) {
+    auto [It, Inserted] = Functions.try_emplace(USR, S);
+    if (!Inserted)
+      mergeSummary(It->second, S);
+  }
+  ResultReachesBackward.insert(Other.ResultReachesBackward.begin(),
+                               Other.ResultReachesBackward.end());
+}
+
+std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  for (const std::string &USR : Unit.Uses) {
+    OS << "uses " << USR << ": ";
+    if (const FunctionSummary *S = lookup(USR))
+      OS << torch_check::toJSON(*S);
+    OS << "\n";
+  }
+  for (const auto &[USR, S] : Unit.Functions)
+    if (resultReachesBackward(USR))
+      OS << "result reaches backward: " << USR << "\n";
+  return Out;
+}
+
+const FunctionSummary *SummaryDocument::lookup(llvm::StringRef USR) const {
+  auto It = Functions.find(USR.str());
+  return It == Functions.end() ? nullptr : &It->second;
+}
+
+llvm::json::Value SummaryDocument::toJSON() const {
+  llvm::json::Array Fns, Results;
+  for (const auto &[USR, S] : Functions)
+    Fns.push_back(torch_check::toJSON(S));
+  for (const std::string &USR : ResultReachesBackward)
+    Results.push_back(USR);
+  return llvm::json::Object{{"version", SummaryFormatVersion},
+                            {"functions", std::move(Fns)},
+                            {"resultReachesBackward", std::move(Results)}};
+}
+
+std::string SummaryDocument::toText() const {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "{\"version\": " << SummaryFormatVersion << ",\n\"functions\": [";
+  bool First = true;
+  for (const auto &[USR, S] : Functions) {
+    OS << (First ? "\n" : ",\n") << torch_check::toJSON(S);
+    First = false;
+  }
+  OS << "],\n\"resultReachesBackward\": [";
+  First = true;
+  for (const std::string &USR : ResultReachesBackward) {
+    OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
+    First = false;
+  }
+  OS << "]";
+  if (!Uses.empty()) {
+    OS << ",\n\"uses\": [";
+    First = true;
+    for (const std::string &USR : Uses) {
+      OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
+      First = false;
+    }
+    OS << "]";
+  }
+  OS << "}\n";
+  return Out;
+}
+
+llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
+  auto Fail = [](const llvm::Twine &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Why);
+  };
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  if (!V)
+    return Fail("not JSON: " + llvm::toString(V.takeError()));
+  const llvm::json::Object *O = V->getAsObject();
+  if (!O)
+    return Fail("expected an object with \"functions\"");
+  std::optional<int64_t> Version = O->getInteger("version");
+  if (!Version || *Version != SummaryFormatVersion)
+    return Fail("expected \"version\": " + llvm::Twine(SummaryFormatVersion));
+  const llvm::json::Array *Fns = O->getArray("functions");
+  const llvm::json::Array *Results = O->getArray("resultReachesBackward");
+  if (!Fns || !Results)
+    return Fail("expected the arrays \"functions\" and \"resultReachesBackward\"");
+  SummaryDocument Doc;
+  for (const llvm::json::Value &FV : *Fns) {
+    FunctionSummary S;
+    llvm::json::Path::Root Root("functions");
+    if (!fromJSON(FV, S, Root)) {
+      std::string Msg;
+      llvm::raw_string_ostream OS(Msg);
+      OS << "a function summary: " << llvm::toString(Root.getError());
+      return Fail(OS.str());
+    }
+    if (S.USR.empty())
+      return Fail("a function summary without a \"usr\"");
+    auto [It, Inserted] = Doc.Functions.try_emplace(S.USR, S);
+    if (!Inserted)
+      mergeSummary(It->second, S);
+  }
+  for (const llvm::json::Value &R : *Results) {
+    std::optional<llvm::StringRef> USR = R.getAsString();
+    if (!USR)
+      return Fail("\"resultReachesBackward\": expected strings");
+    Doc.ResultReachesBackward.insert(USR->str());
+  }
+  if (const llvm::json::Value *UsesV = O->get("uses")) {
+    const llvm::json::Array *Uses = UsesV->getAsArray();
+    if (!Uses)
+      return Fail("\"uses\": expected an array");
+    for (const llvm::json::Value &U : *Uses) {
+      std::optional<llvm::StringRef> USR = U.getAsString();
+      if (!USR)
+        return Fail("\"uses\": expected strings");
+      Doc.Uses.insert(USR->str());
+    }
+  }
+  return Doc;
+}
+
+llvm::Expected<SummaryDocument> readSummaryFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), "cannot read '%s': %s", Path.str().c_str(),
+                                   Buf.getError().message().c_str());
+  auto Doc = parseSummaryDocument((*Buf)->getBuffer());
+  if (!Doc)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "'%s': %s",
+                                   Path.str().c_str(), llvm::toString(Doc.takeError()).c_str());
+  return Doc;
+}
+
+llvm::Error writeSummaryFile(llvm::StringRef Path, const SummaryDocument &Doc) {
+  llvm::SmallString<256> Model(Path);
+  Model += ".tmp-%%%%%%%%";
+  llvm::SmallString<256> Tmp;
+  int FD;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Tmp))
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Doc.toText();
+    OS.close();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      llvm::sys::fs::remove(Tmp);
+      return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                     EC.message().c_str());
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
+    llvm::sys::fs::remove(Tmp);
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,140 @@
+//===--- SummaryModel.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// The serialised form of function summaries (Summaries.h), shared by the
+// plugin, which writes and reads it, and the libtorch-tidy command, which
+// links the summaries of a whole compile database. LLVM Support only: no
+// clang header, so that the driver can compile it.
+//
+// Design:
+//   - One document per translation unit and one for a linked project have the
+//     same shape:
+//       {"version": 1,
+//        "functions": [FunctionSummary...],        sorted by USR, one per USR
+//        "resultReachesBackward": [USR...],        sorted, unique
+//        "uses": [USR...]}                         a unit's only (optional)
+//     "resultReachesBackward" is a fact of the callers' side: some function
+//     feeds the result of a call of USR (a function defined elsewhere) into a
+//     backward pass.
+//   - Linking is a merge by USR. A function defined in several translation
+//     units (inline, template) keeps, for each effect, the fewest levels of
+//     calls any of them records and the union of the flags: "may do", the
+//     same merge as a template's instantiations within one unit. The merge is
+//     commutative and associative, so the linked document does not depend on
+//     the order of the inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_SUMMARYMODEL_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_SUMMARYMODEL_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::torch_check {
+
+/// The deepest level of calls a summary records (checks ask for less).
+inline constexpr unsigned MaxSummaryDepth = 8;
+/// "Never, within MaxSummaryDepth levels."
+inline constexpr unsigned NotReached = ~0u;
+/// The version of the serialised form.
+inline constexpr int64_t SummaryFormatVersion = 1;
+
+/// What a function does with one of its parameters.
+struct ParameterSummary {
+  bool ReachesBackward = false; ///< its value flows into a backward pass
+  bool WrittenInPlace = false;  ///< its storage is written (t.add_(x), t[0] = x)
+  bool Inserted = false;        ///< it is inserted into a container
+  bool Returned = false;        ///< it is returned
+  friend bool operator==(const ParameterSummary &A, const ParameterSummary &B) {
+    return A.ReachesBackward == B.ReachesBackward && A.WrittenInPlace == B.WrittenInPlace &&
+           A.Inserted == B.Inserted && A.Returned == B.Returned;
+  }
+};
+
+/// The summary of one function (or of every instantiation of a template).
+struct FunctionSummary {
+  std::string USR;
+  std::string Name; ///< qualified name, for messages and debugging
+  /// The fewest levels of calls to each effect (0: the function's own body;
+  /// NotReached: never within MaxSummaryDepth). Effects inside lambdas of
+  /// the body are not counted (they run where the lambda is called).
+  unsigned Forward = NotReached;
+  /// A forward pass that no grad-mode guard of the function's body (or of
+  /// the bodies on the way to it) covers.
+  unsigned UnguardedForward = NotReached;
+  unsigned Backward = NotReached; ///< backward() or autograd::grad
+  unsigned Step = NotReached;
+  unsigned ZeroGrad = NotReached;
+  unsigned Train = NotReached; ///< module.train()
+  unsigned Eval = NotReached;  ///< module.eval()
+  unsigned Sync = NotReached;
+  bool DisablesGrad = false;   ///< its body holds a guard or set_enabled(false)
+  bool ReturnsHistory = false; ///< its result carries history whatever its arguments
+  bool ReturnsHistoryFromArgs = false; ///< ... when an argument does
+  std::vector<ParameterSummary> Params;
+
+  /// True when \p Level is within \p MaxDepth levels of calls (the one place
+  /// the depth limit is applied).
+  static bool reaches(unsigned Level, unsigned MaxDepth) {
+    return Level != NotReached && Level <= MaxDepth;
+  }
+  /// The function trains: backward pass, step, or train() within \p MaxDepth.
+  bool trains(unsigned MaxDepth) const {
+    return reaches(Backward, MaxDepth) || reaches(Step, MaxDepth) || reaches(Train, MaxDepth);
+  }
+  friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
+};
+
+llvm::json::Value toJSON(const FunctionSummary &S);
+bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P);
+
+/// Lowers \p Level to \p Candidate when that is fewer levels.
+void lowerLevel(unsigned &Level, unsigned Candidate);
+/// One more level of calls (NotReached beyond MaxSummaryDepth).
+unsigned deeperLevel(unsigned Level);
+/// Merges \p From into \p Into ("may do": fewest levels, union of flags).
+/// The name kept is the smaller one, so that the merge is order-free.
+void mergeSummary(FunctionSummary &Into, const FunctionSummary &From);
+
+/// The summaries of one translation unit or of a linked project.
+struct SummaryDocument {
+  std::map<std::string, FunctionSummary> Functions; ///< by USR
+  std::set<std::string> ResultReachesBackward;      ///< USRs (callers' side)
+  /// A unit's document only: the USRs of the functions it calls without
+  /// defining them (what it reads from linked summaries). Not linked.
+  std::set<std::string> Uses;
+
+  /// Merges \p Other in (linking; its Uses stay out).
+  void merge(const SummaryDocument &Other);
+  /// What the analysis of \p Unit reads from this linked document: the
+  /// summaries of the functions it uses and the callers' side of those it
+  /// defines, as text (equal texts: equal findings). A cache key holds it.
+  std::string dependencies(const SummaryDocument &Unit) const;
+  const FunctionSummary *lookup(llvm::StringRef USR) const;
+  bool resultReachesBackward(llvm::StringRef USR) const {
+    return ResultReachesBackward.count(USR.str()) > 0;
+  }
+  llvm::json::Value toJSON() const;
+  /// The document as text: stable (sorted keys and entries), one line per
+  /// function.
+  std::string toText() const;
+};
+
+/// Parses a document; the error is one line ("not JSON: ...", "expected ...").
+llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text);
+/// Reads and parses \p Path; the error names the file.
+llvm::Expected<SummaryDocument> readSummaryFile(llvm::StringRef Path);
+/// Writes \p Doc to \p Path atomically (a temporary file renamed over it).
+llvm::Error writeSummaryFile(llvm::StringRef Path, const SummaryDocument &Doc);
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_SUMMARYMODEL_H

@@ -1,0 +1,202 @@
+//===--- LinkTest.cpp - libtorch-tidy -------------------------------------===//
+//
+// Summaries across translation units: the serialised document of a unit
+// (SummaryModel.h), the link of several (a merge by USR that does not depend
+// on the order), the callers' side (a result that reaches backward in
+// another file) and the linked summary a unit reads for a function it only
+// declares.
+
+#include "utils/AnalysisCore.h"
+#include "utils/Summaries.h"
+#include "utils/SummaryModel.h"
+
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace clang::tidy::torch_check;
+
+namespace {
+
+const char *Prelude = R"cpp(
+#include <torch/torch.h>
+struct NetImpl : torch::nn::Module { torch::Tensor forward(torch::Tensor x); };
+TORCH_MODULE(Net);
+)cpp";
+
+struct Unit {
+  std::unique_ptr<ASTUnit> AST;
+  AnalysisCore Core;
+  ASTContext &ctx() { return AST->getASTContext(); }
+  SummaryDocument document() { return Core.summaries(ctx()).document(); }
+  const FunctionDecl *declared(llvm::StringRef Name) {
+    for (const Decl *D : ctx().getTranslationUnitDecl()->decls())
+      if (const auto *FD = dyn_cast<FunctionDecl>(D))
+        if (FD->getQualifiedNameAsString() == Name)
+          return FD;
+    return nullptr;
+  }
+};
+
+std::unique_ptr<Unit> parse(llvm::StringRef Code, llvm::StringRef Name = "input.cpp") {
+  auto U = std::make_unique<Unit>();
+  U->AST = tooling::buildASTFromCodeWithArgs(
+      std::string(Prelude) + Code.str(),
+      {"-std=c++17", "-isystem", LIBTORCH_TIDY_MOCK_HEADERS, "-fsyntax-only"}, Name);
+  EXPECT_FALSE(U->AST->getDiagnostics().hasErrorOccurred());
+  return U;
+}
+
+const char *Shared = R"cpp(
+torch::Tensor evaluate_actions(Net &m, torch::Tensor x);
+inline torch::Tensor score(Net &m, torch::Tensor x) { return m->forward(x); }
+)cpp";
+
+FunctionSummary summary(llvm::StringRef USR, unsigned Forward, bool History, unsigned NParams) {
+  FunctionSummary S;
+  S.USR = USR.str();
+  S.Name = USR.str();
+  S.Forward = Forward;
+  S.ReturnsHistory = History;
+  S.Params.resize(NParams);
+  return S;
+}
+
+TEST(Link, MergeIsOrderFreeAndConservative) {
+  SummaryDocument A, B, C;
+  A.Functions["c:@F@f"] = summary("c:@F@f", 2, false, 1);
+  B.Functions["c:@F@f"] = summary("c:@F@f", 0, true, 2);
+  B.Functions["c:@F@f"].Params[1].ReachesBackward = true;
+  B.Functions["c:@F@f"].Name = "a-name";
+  C.Functions["c:@F@g"] = summary("c:@F@g", NotReached, false, 0);
+  C.ResultReachesBackward.insert("c:@F@f");
+
+  SummaryDocument AB = A, BA = B;
+  AB.merge(B);
+  AB.merge(C);
+  BA.merge(C);
+  BA.merge(A);
+  EXPECT_EQ(AB.toText(), BA.toText());
+  const FunctionSummary *F = AB.lookup("c:@F@f");
+  ASSERT_TRUE(F);
+  EXPECT_EQ(F->Forward, 0u);             // the fewest levels
+  EXPECT_TRUE(F->ReturnsHistory);        // the union of the flags
+  ASSERT_EQ(F->Params.size(), 2u);
+  EXPECT_TRUE(F->Params[1].ReachesBackward);
+  EXPECT_EQ(F->Name, "a-name");          // the smaller name, whatever the order
+  EXPECT_TRUE(AB.resultReachesBackward("c:@F@f"));
+  EXPECT_FALSE(AB.resultReachesBackward("c:@F@g"));
+  EXPECT_TRUE(AB.lookup("c:@F@g"));
+}
+
+TEST(Link, TextRoundTripAndErrors) {
+  SummaryDocument D;
+  D.Functions["c:@F@f"] = summary("c:@F@f", 1, true, 1);
+  D.Functions["c:@F@f"].UnguardedForward = 1;
+  D.ResultReachesBackward.insert("c:@F@h");
+  auto Back = parseSummaryDocument(D.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), D.toText());
+  EXPECT_EQ(*Back->lookup("c:@F@f"), *D.lookup("c:@F@f"));
+
+  auto Message = [](llvm::StringRef Text) {
+    auto Doc = parseSummaryDocument(Text);
+    EXPECT_FALSE(bool(Doc));
+    return Doc ? std::string() : llvm::toString(Doc.takeError());
+  };
+  EXPECT_NE(Message("{").find("not JSON"), std::string::npos);
+  EXPECT_NE(Message("[]").find("expected an object"), std::string::npos);
+  EXPECT_NE(Message(R"({"version": 7, "functions": [], "resultReachesBackward": []})")
+                .find("version"),
+            std::string::npos);
+  EXPECT_NE(Message(R"({"version": 1, "functions": [{"usr": "x"}], "resultReachesBackward": []})")
+                .find("a function summary"),
+            std::string::npos);
+  auto Missing = readSummaryFile("/nonexistent/summaries.json");
+  ASSERT_FALSE(bool(Missing));
+  EXPECT_NE(llvm::toString(Missing.takeError()).find("cannot read '/nonexistent/summaries.json'"),
+            std::string::npos);
+}
+
+TEST(Link, TwoUnitsThroughTheCore) {
+  // The defining unit: a forward pass with autograd on, an inline helper.
+  auto Def = parse(std::string(Shared) + R"cpp(
+torch::Tensor evaluate_actions(Net &m, torch::Tensor x) { return m->forward(x); }
+)cpp", "policy.cpp");
+  // The calling unit: backward through the result of evaluate_actions, and
+  // the same inline helper (defined in both: merged).
+  auto Use = parse(std::string(Shared) + R"cpp(
+void train_step(Net &m, torch::Tensor x) {
+  auto out = evaluate_actions(m, x);
+  auto loss = out.sum();
+  loss.backward();
+}
+void peek(Net &m, torch::Tensor x) { auto y = evaluate_actions(m, x); }
+)cpp", "ppo.cpp");
+  SummaryDocument DefDoc = Def->document(), UseDoc = Use->document();
+  std::string USR = usrOf(Def->declared("evaluate_actions"));
+  ASSERT_FALSE(USR.empty());
+  EXPECT_EQ(USR, usrOf(Use->declared("evaluate_actions"))); // stable across units
+  ASSERT_TRUE(DefDoc.lookup(USR));
+  EXPECT_EQ(DefDoc.lookup(USR)->UnguardedForward, 0u);
+  EXPECT_FALSE(DefDoc.resultReachesBackward(USR));
+  EXPECT_FALSE(UseDoc.lookup(USR)); // declared only
+  EXPECT_TRUE(UseDoc.resultReachesBackward(USR));
+
+  EXPECT_TRUE(UseDoc.Uses.count(USR));  // what the calling unit reads
+  EXPECT_FALSE(DefDoc.Uses.count(USR));
+
+  SummaryDocument Linked;
+  Linked.merge(DefDoc);
+  Linked.merge(UseDoc);
+  EXPECT_TRUE(Linked.Uses.empty()); // a unit's, not linked
+  std::string Score = usrOf(Def->declared("score"));
+  ASSERT_TRUE(Linked.lookup(Score));
+  EXPECT_EQ(Linked.Functions.count(Score), 1u);
+
+  // What each unit depends on: the caller, evaluate_actions' summary; the
+  // definer, the callers' side of evaluate_actions. A summary neither reads
+  // changes neither.
+  std::string UseDeps = Linked.dependencies(UseDoc), DefDeps = Linked.dependencies(DefDoc);
+  EXPECT_NE(UseDeps.find("uses " + USR), std::string::npos);
+  EXPECT_NE(DefDeps.find("result reaches backward: " + USR), std::string::npos);
+  SummaryDocument Changed = Linked;
+  Changed.Functions["c:@F@unrelated"] = summary("c:@F@unrelated", 0, true, 0);
+  EXPECT_EQ(Changed.dependencies(UseDoc), UseDeps);
+  Changed.Functions[USR].UnguardedForward = NotReached;
+  EXPECT_NE(Changed.dependencies(UseDoc), UseDeps);
+  EXPECT_EQ(Changed.dependencies(DefDoc), DefDeps);
+
+  // The calling unit reads the linked file: the declared function's summary
+  // by USR, the callers' side; its own callers' summaries one level deeper.
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test", "json", Path));
+  ASSERT_FALSE(bool(writeSummaryFile(Path, Linked)));
+  auto Reader = parse(std::string(Shared) + R"cpp(
+torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
+)cpp", "report.cpp");
+  EXPECT_EQ(Reader->Core.configure(Path, ""), "");
+  const FunctionSummary *Ext = Reader->Core.externalSummary(Reader->declared("evaluate_actions"));
+  ASSERT_TRUE(Ext);
+  EXPECT_EQ(Ext->UnguardedForward, 0u);
+  EXPECT_TRUE(Reader->Core.resultReachesBackwardElsewhere(Reader->declared("evaluate_actions")));
+  // Defined here: its own summary decides, never the linked one.
+  EXPECT_FALSE(Reader->Core.externalSummary(Reader->declared("score")));
+  const FunctionSummary *Report = Reader->Core.summaries(Reader->ctx()).lookup(
+      Reader->declared("report"));
+  ASSERT_TRUE(Report);
+  EXPECT_EQ(Report->UnguardedForward, 1u);
+  llvm::sys::fs::remove(Path);
+
+  // A bad file is one line and the core works on without it.
+  AnalysisCore Fresh;
+  std::string Error = Fresh.configure("/nonexistent/linked.json", "");
+  EXPECT_NE(Error.find("option TorchSummaries: cannot read"), std::string::npos);
+  EXPECT_EQ(Error.find('\n'), std::string::npos);
+  EXPECT_FALSE(Fresh.external());
+  EXPECT_EQ(Fresh.configure("/nonexistent/linked.json", ""), ""); // reported once
+}
+
+} // namespace

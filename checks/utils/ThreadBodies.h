@@ -7,8 +7,9 @@
 //
 // Scope: a lambda written as the callable argument of the std::thread /
 // std::jthread constructor or of std::async (possibly through std::move or a
-// temporary). Thread pools, named functions and stored callables are not
-// followed.
+// temporary), except std::async with std::launch::deferred alone (it runs on
+// the thread that calls get()). Thread pools, named functions and stored
+// callables are not followed.
 //
 //===----------------------------------------------------------------------===//
 

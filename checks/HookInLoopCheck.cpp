@@ -144,7 +144,8 @@ void HookInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     bool Varies = false;
     if (const Stmt *Outer = elementLoop(Call->getImplicitObjectArgument(), Loop, PM, CodeBody, Varies);
         Varies) {
-      if (!Outer)
+      // The container itself must outlive the outer loop's iterations.
+      if (!Outer || !outlivesIteration(Tensor, Outer, SM))
         continue;
       Loop = Outer;
     } else if (!outlivesIteration(Tensor, Loop, SM)) {

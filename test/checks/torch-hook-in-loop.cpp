@@ -120,6 +120,17 @@ void deferred(torch::Tensor w, std::vector<std::function<void()>> &jobs) {
     jobs.push_back([w] { w.register_hook([](torch::Tensor g) { return g; }); });
 }
 
+// Indexed registration on a container made afresh each epoch: its tensors
+// and their hooks die with it.
+std::vector<torch::Tensor> make_params();
+void indexed_fresh_each_epoch(int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    std::vector<torch::Tensor> params = make_params();
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].register_hook([](torch::Tensor g) { return g; });
+  }
+}
+
 // One hook per parameter, picked by the loop's index (a distributed reducer
 // marking each gradient ready): every iteration hooks another tensor, once.
 struct Reducer {

@@ -443,6 +443,56 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const
   return std::nullopt;
 }
 
+bool refersToVar(const Expr *E, const VarDecl *V) {
+  const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  return DRE && DRE->getDecl() == V;
+}
+
+/// True when \p V is handed over somewhere in \p S: `std::move(v)`,
+/// `std::forward<T>(v)`, `std::swap(v, w)` or `v.swap(w)`. A moved container
+/// takes its heap block along, so the memory may live on in its new owner.
+bool isHandedOver(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getDeclName().isIdentifier() &&
+        llvm::is_contained({"move", "forward", "swap", "exchange"}, FD->getName()))
+      for (const Expr *Arg : Call->arguments())
+        if (refersToVar(Arg, V))
+          return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && MD->getDeclName().isIdentifier() && MD->getName() == "swap" &&
+          (refersToVar(MC->getImplicitObjectArgument(), V) ||
+           llvm::any_of(MC->arguments(), [&](const Expr *A) { return refersToVar(A, V); })))
+        return true;
+  }
+  for (const Stmt *C : S->children())
+    if (isHandedOver(C, V))
+      return true;
+  return false;
+}
+
+/// True when \p R returns the owner \p V itself (`return item;`, moved or
+/// elided): the tensor stored in it travels with its memory.
+bool returnsOwner(const ReturnStmt *R, const VarDecl *V) {
+  const Expr *E = R->getRetValue();
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E)) {
+      E = Cleanups->getSubExpr();
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E); Construct && Construct->getNumArgs() == 1) {
+      E = Construct->getArg(0);
+      continue;
+    }
+    break;
+  }
+  return refersToVar(E, V);
+}
+
 llvm::StringRef describe(const Escape &E) {
   switch (E.Kind) {
   case EscapeKind::Return:
@@ -483,6 +533,12 @@ void FromBlobLifetimeCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     std::optional<Escape> E = EscapeFinder(C, PM, SM, *O, Body).find(Call);
     if (!E)
+      continue;
+    // The owner itself is returned with the tensor inside it, or handed over
+    // (moved, swapped): its memory may outlive the scope. Not followed.
+    if (!O->Free && (isHandedOver(Body, O->Var) ||
+                     (E->Kind == EscapeKind::Return && isa_and_nonnull<ReturnStmt>(E->Where) &&
+                      returnsOwner(cast<ReturnStmt>(E->Where), O->Var))))
       continue;
     SourceLocation Loc = compat::beginLoc(Call);
     {

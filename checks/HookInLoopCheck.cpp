@@ -66,6 +66,54 @@ const Stmt *parametersLoop(const ValueDecl *V, const Stmt *Loop, const ParentMap
     return nullptr;
   return enclosingLoop(Loop, PM, Body);
 }
+
+/// True when \p S names a variable declared inside \p Loop (its init
+/// statement, its condition or body) or assigned inside it (`++i`).
+bool namesLoopVaryingVariable(const Stmt *S, const Stmt *Loop) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
+      if (isAssignedWithin(V, Loop))
+        return true;
+      if (V->isLocalVarDecl() && Loop->getSourceRange().fullyContains(V->getSourceRange()))
+        return true;
+    }
+  for (const Stmt *C : S->children())
+    if (namesLoopVaryingVariable(C, Loop))
+      return true;
+  return false;
+}
+
+/// When \p Obj picks an element by an index or iterator that changes on every
+/// iteration of \p Loop (`params[i]`, `params.at(i)`, `*it`, `it->`), each iteration
+/// hooks another tensor: the loop around \p Loop is the one that repeats (as
+/// for a loop over parameters()), or there is none (null). \p Varies is set
+/// when the element varies.
+const Stmt *elementLoop(const Expr *Obj, const Stmt *Loop, const ParentMap &PM, const Stmt *Body,
+                        bool &Varies) {
+  Varies = false;
+  Obj = Obj->IgnoreParenImpCasts();
+  const Expr *Index = nullptr;
+  if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Obj))
+    Index = Sub->getIdx();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Obj)) {
+    if (Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+      Index = Op->getArg(1);
+    else if ((Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow) && Op->getNumArgs() == 1)
+      Index = Op->getArg(0);
+  } else if (const auto *UO = dyn_cast<UnaryOperator>(Obj); UO && UO->getOpcode() == UO_Deref)
+    Index = UO->getSubExpr();
+  else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Obj)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "at" && MC->getNumArgs() == 1)
+      Index = MC->getArg(0);
+  }
+  if (!Index || !namesLoopVaryingVariable(Index, Loop))
+    return nullptr;
+  Varies = true;
+  return enclosingLoop(Loop, PM, Body);
+}
 } // namespace
 
 void HookInLoopCheck::registerMatchers(MatchFinder *Finder) {
@@ -92,7 +140,15 @@ void HookInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     const ValueDecl *Tensor = storageOf(Call->getImplicitObjectArgument());
     if (!Tensor)
       continue;
-    if (!outlivesIteration(Tensor, Loop, SM)) {
+    // An element picked by the loop's index: another tensor each iteration.
+    bool Varies = false;
+    if (const Stmt *Outer = elementLoop(Call->getImplicitObjectArgument(), Loop, PM, CodeBody, Varies);
+        Varies) {
+      // The container itself must outlive the outer loop's iterations.
+      if (!Outer || !outlivesIteration(Tensor, Outer, SM))
+        continue;
+      Loop = Outer;
+    } else if (!outlivesIteration(Tensor, Loop, SM)) {
       Loop = parametersLoop(Tensor, Loop, PM, CodeBody);
       if (!Loop)
         continue;

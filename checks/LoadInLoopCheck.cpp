@@ -118,6 +118,84 @@ bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
   return false;
 }
 
+/// \p E without the implicit nodes around it.
+const Expr *bare(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExprWithCleanups>(E))
+      E = C->getSubExpr();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
+      E = CE->getArg(0);
+    else
+      return E;
+  }
+  return E;
+}
+
+/// The index of the element \p E names (`v[i]`, `v.at(i)`), or null.
+const Expr *elementIndex(const Expr *E) {
+  E = bare(E);
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+    return Op->getArg(1);
+  if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(E))
+    return Sub->getIdx();
+  if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "at" && MC->getNumArgs() == 1)
+      return MC->getArg(0);
+  }
+  return nullptr;
+}
+
+/// True when each iteration of \p Loop keeps a model of its own from \p Load
+/// (replicas, one per device or worker): a device argument that changes with
+/// the loop, a load into an element picked by the loop (`torch::load(nets[i],
+/// path)`), or a loaded module inserted into a container (`push_back`,
+/// `emplace_back`, `insert`, `emplace`) or assigned to such an element.
+bool keptPerIteration(const CallExpr *Load, const Expr *Path, const Stmt *Loop, const ParentMap &PM,
+                      const SourceManager &SM) {
+  for (const Expr *Arg : Load->arguments()) {
+    if (Arg == Path || isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (const Expr *Index = elementIndex(Arg)) {
+      if (mayVary(Index, Loop, /*ParamsVary=*/false, SM))
+        return true;
+      continue;
+    }
+    // A device or map location; not the value loaded into (torch::load's
+    // first argument may be a module made in the iteration).
+    if (isNamed(Load->getDirectCallee(), names::TorchLoad) && Arg == Load->getArg(0))
+      continue;
+    if (mayVary(Arg, Loop, /*ParamsVary=*/false, SM))
+      return true;
+  }
+  const Stmt *Cur = Load;
+  const Stmt *P = PM.getParent(Cur);
+  while (P && isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                  ExprWithCleanups, CXXConstructExpr, CXXFunctionalCastExpr>(P)) {
+    Cur = P;
+    P = PM.getParent(P);
+  }
+  if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() &&
+        llvm::is_contained({"push_back", "emplace_back", "insert", "emplace", "push_front",
+                            "emplace_front"},
+                           MD->getName()))
+      return true;
+  }
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == Cur)
+    if (const Expr *Index = elementIndex(Op->getArg(0)))
+      return mayVary(Index, Loop, /*ParamsVary=*/false, SM);
+  return false;
+}
+
 } // namespace
 
 LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context)
@@ -160,7 +238,7 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *CodeBody = enclosingCodeBody(Load, PM, Body);
     const Expr *Path = loadPath(Load);
     if (const Stmt *Loop = enclosingLoop(Load, PM, CodeBody)) {
-      if (mayVary(Path, Loop, /*ParamsVary=*/false, SM))
+      if (mayVary(Path, Loop, /*ParamsVary=*/false, SM) || keptPerIteration(Load, Path, Loop, PM, SM))
         continue;
       diag(compat::beginLoc(Load), "the same file is loaded on every iteration of a loop: each "
                                    "load reads and allocates the whole model again; load it "

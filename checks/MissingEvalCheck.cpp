@@ -285,9 +285,17 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     // eval()/train(false) before it on every path, or a helper that gets the
     // module first (it may switch the mode).
+    // An alias of the module counts: a reference to it, or a copy of its
+    // holder (`Net alias = net;` shares the module).
+    auto SameModule = [&](const ValueDecl *V) {
+      if (V == Object)
+        return true;
+      const auto *Var = dyn_cast_or_null<VarDecl>(V);
+      return Var && Var->getInit() && mentions(Var->getInit(), Object);
+    };
     if (llvm::any_of(F.Evals, [&](const CallExpr *Eval) {
           const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
-          return MC && storageOf(MC->getImplicitObjectArgument()) == Object &&
+          return MC && SameModule(storageOf(MC->getImplicitObjectArgument())) &&
                  precedesOnEveryPath(Eval, Forward, PM);
         }))
       continue;

@@ -67,6 +67,16 @@ static bool isAsioPostToPool(const CallExpr *Call, const FunctionDecl *FD) {
   return isThreadPoolClass(classOf(Call->getArg(0)->IgnoreParenImpCasts()));
 }
 
+/// True when the std::async call \p Call names the policy std::launch::deferred
+/// alone (not combined with std::launch::async).
+static bool isDeferredPolicy(const CallExpr *Call) {
+  if (Call->getNumArgs() == 0)
+    return false;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts());
+  const auto *E = DRE ? dyn_cast<EnumConstantDecl>(DRE->getDecl()) : nullptr;
+  return E && E->getIdentifier() && E->getName() == "deferred";
+}
+
 const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
   const LambdaExpr *L = nullptr;
   for (const Stmt *P = PM.getParent(S); P; P = PM.getParent(P))
@@ -107,7 +117,9 @@ const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
       const FunctionDecl *FD = Call->getDirectCallee();
       if (FD && FD->isInStdNamespace() && FD->getIdentifier()) {
         if (FD->getName() == "async")
-          return L;
+          // std::launch::deferred runs the task on the thread that calls
+          // get() or wait(): not another thread.
+          return isDeferredPolicy(Call) ? nullptr : L;
         if (FD->getName() == "move")
           continue;
       }

@@ -6,9 +6,10 @@
 // bodies and judge guards inside them on their own.
 //
 // Scope: a lambda written as the callable argument of the std::thread /
-// std::jthread constructor, of std::async, of a thread pool's submit member
-// (enqueue, submit, submit_task, detach_task, push, post, run, execute, add,
-// schedule... on a class named like a thread pool) or of asio's post /
+// std::jthread constructor, of std::async (except with std::launch::deferred
+// alone: it runs on the thread that calls get()), of a thread pool's submit
+// member (enqueue, submit, submit_task, detach_task, push, post, run, execute,
+// add, schedule... on a class named like a thread pool) or of asio's post /
 // dispatch / defer to a thread pool (possibly through std::move or a
 // temporary). at::launch is not a thread body here: it carries the caller's
 // grad mode to the task. Named functions and stored callables are not

@@ -105,6 +105,16 @@ torch::Tensor by_value_parameter(std::vector<float> input) {
 }
 // CHECK-FIXES: {{^}}  return torch::from_blob(input.data(), {(int64_t)input.size()}).clone().reshape({-1, 1});{{$}}
 
+// The buffer is copied into the returned pair: the tensor still points at the
+// local that dies.
+std::pair<torch::Tensor, std::vector<float>> returned_with_a_copy() {
+  std::vector<float> v = read_pixels();
+  auto t = torch::from_blob(v.data(), {4});
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: tensor from 'from_blob' over the memory of 'v' is returned
+  return std::make_pair(t, v);
+}
+// CHECK-FIXES: {{^}}  auto t = torch::from_blob(v.data(), {4}).clone();{{$}}
+
 // --- Look-alikes that must stay silent ----------------------------------------
 
 // The caller owns the memory (a reference parameter, a member, a static).
@@ -200,3 +210,32 @@ float returned_by_inner_lambda() {
   auto get = [&buf] { return torch::from_blob(buf.data(), {4}); };
   return get().sum().item<float>();
 }
+
+// The object that owns the buffer is returned with the tensor inside it (moved
+// or elided): a vector's heap block goes with it.
+struct Sample {
+  std::vector<float> buf;
+  torch::Tensor t;
+};
+Sample owner_returned() {
+  Sample s;
+  s.buf = read_pixels();
+  s.t = torch::from_blob(s.buf.data(), {(int64_t)s.buf.size()});
+  return s;
+}
+
+// The buffer is moved along with the tensor, or handed to a longer-lived owner.
+std::pair<torch::Tensor, std::vector<float>> returned_with_the_buffer() {
+  std::vector<float> v = read_pixels();
+  auto t = torch::from_blob(v.data(), {4});
+  return {t, std::move(v)};
+}
+struct Cache {
+  std::vector<std::vector<float>> buffers_;
+  torch::Tensor wrap() {
+    std::vector<float> v = read_pixels();
+    auto t = torch::from_blob(v.data(), {4});
+    buffers_.push_back(std::move(v));
+    return t;
+  }
+};

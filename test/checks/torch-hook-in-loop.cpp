@@ -51,6 +51,25 @@ void saliency(Net &net, torch::Tensor image, std::vector<torch::Tensor> &grads) 
   }
 }
 
+// Indexed parameters hooked again on every epoch: each epoch adds a hook to
+// every element.
+void indexed_per_epoch(std::vector<torch::Tensor> &params, int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].register_hook([](torch::Tensor g) { return g.clamp(-1, 1); });
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: hook registered on 'params' on every iteration of a loop and never removed: the hooks pile up on the tensor, each backward pass runs all of them, and what they capture stays alive [torch-hook-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop is here
+  }
+}
+
+// The same element (index fixed) on every iteration.
+void fixed_index(std::vector<torch::Tensor> &params, int steps) {
+  for (int step = 0; step < steps; ++step)
+    params[0].register_hook([](torch::Tensor g) { return g; });
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: hook registered on 'params' on every iteration
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+}
+
 // --- Look-alikes that must stay silent ----------------------------------------
 
 // Removed in the same iteration.
@@ -100,3 +119,35 @@ void deferred(torch::Tensor w, std::vector<std::function<void()>> &jobs) {
   for (int i = 0; i < 3; ++i)
     jobs.push_back([w] { w.register_hook([](torch::Tensor g) { return g; }); });
 }
+
+// Indexed registration on a container made afresh each epoch: its tensors
+// and their hooks die with it.
+std::vector<torch::Tensor> make_params();
+void indexed_fresh_each_epoch(int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    std::vector<torch::Tensor> params = make_params();
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].register_hook([](torch::Tensor g) { return g; });
+  }
+}
+
+// One hook per parameter, picked by the loop's index (a distributed reducer
+// marking each gradient ready): every iteration hooks another tensor, once.
+struct Reducer {
+  std::vector<torch::Tensor> parameters_;
+  void mark_ready(size_t i, const torch::Tensor &g);
+  void register_hooks() {
+    for (size_t i = 0; i < parameters_.size(); ++i)
+      parameters_[i].register_hook([this, i](const torch::Tensor &g) -> torch::Tensor {
+        mark_ready(i, g);
+        return g;
+      });
+    for (auto it = parameters_.begin(); it != parameters_.end(); ++it)
+      it->register_hook([](torch::Tensor g) { return g; });
+    size_t k = 0;
+    while (k < parameters_.size()) {
+      parameters_.at(k).register_hook([](torch::Tensor g) { return g; });
+      ++k;
+    }
+  }
+};

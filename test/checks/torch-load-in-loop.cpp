@@ -62,6 +62,16 @@ struct Predictor {
   // CHECK-MESSAGES: :[[@LINE-6]]:5: note: the loop is here
 };
 
+// A device that is the same on every iteration: still the same load.
+void serve_on_cpu(const std::string &path) {
+  Request r;
+  while (next_request(r)) {
+    auto m = torch::jit::load(path, torch::Device(torch::kCPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the same file is loaded on every iteration of a loop
+    respond(m.forward({r.input}).toTensor());
+  }
+}
+
 // --- Look-alikes that must stay silent ----------------------------------------
 
 // Evaluating saved checkpoints: the path changes with the iteration.
@@ -151,4 +161,26 @@ void tensors(std::vector<torch::Tensor> &out) {
 void deferred(std::vector<std::function<void()>> &jobs) {
   for (int i = 0; i < 3; ++i)
     jobs.push_back([] { torch::jit::load("m.pt"); });
+}
+
+// Replicas: each iteration keeps a model of its own (one per GPU, one per
+// worker thread), not a reload of the one in use.
+std::vector<torch::jit::script::Module> replicas_per_device(const std::string &path, int n) {
+  std::vector<torch::jit::script::Module> out;
+  for (int d = 0; d < n; ++d)
+    out.push_back(torch::jit::load(path, torch::Device(torch::kCUDA, d)));
+  return out;
+}
+std::vector<torch::jit::script::Module> replicas_per_worker(const std::string &path, int n) {
+  std::vector<torch::jit::script::Module> out;
+  for (int i = 0; i < n; ++i)
+    out.emplace_back(torch::jit::load(path));
+  return out;
+}
+void replicas_indexed(const std::string &path, std::vector<torch::jit::script::Module> &mods,
+                      std::vector<torch::nn::Linear> &heads) {
+  for (size_t i = 0; i < mods.size(); ++i) {
+    mods[i] = torch::jit::load(path);
+    torch::load(heads[i], path);
+  }
 }

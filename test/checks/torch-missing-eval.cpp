@@ -167,3 +167,20 @@ float evaluate_external(Backbone &net, torch::Tensor x) {
   torch::NoGradGuard g;
   return net->forward(x).sum().item<float>();
 }
+
+// eval() through an alias of the module: a reference to it, or a copy of its
+// holder (both name the same module).
+torch::Tensor evaluate_through_reference(torch::Tensor x) {
+  Classifier net;
+  auto &m = *net;
+  m.eval();
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
+}
+torch::Tensor infer_through_holder_copy(torch::Tensor x) {
+  Classifier net;
+  Classifier alias = net;
+  alias->eval();
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
+}

@@ -1,8 +1,9 @@
 //===--- Verify.cpp - libtorch-tidy ---------------------------------------===//
 
 #include "Verify.h"
+#include "AtomicWrite.h"
+#include "Process.h"
 #include "Project.h"
-#include "Sandbox.h"
 #include "Series.h"
 #include "Toolchain.h"
 #include "VerifyConfig.h"
@@ -105,43 +106,30 @@ struct Finding {
   unsigned LoopLine = 0; ///< the loop's first line: its probe site is "function:LoopLine"
 };
 
-struct ProcessResult {
-  int ReturnCode = -1;
-  bool TimedOut = false;
-  bool Interrupted = false;
-  std::string Output; ///< stdout and stderr together
-};
-
-/// Runs \p Args (Args[0] found on PATH if not absolute) in \p Dir with extra
-/// environment \p Env, under \p L (Sandbox.h: its own process group, killed
-/// whole on timeout or interrupt); output captured in a file under \p Temp.
-ProcessResult runProcess(const std::vector<std::string> &Args, llvm::StringRef Dir,
-                         const std::vector<std::string> &Env, const Limits &L,
-                         llvm::StringRef Temp) {
-  ProcessResult R;
-  llvm::SmallString<256> OutFile;
-  if (fs::createUniqueFile(Temp + "/process-%%%%%%.log", OutFile)) {
-    R.Output = "cannot create a log file in " + Temp.str();
-    return R;
-  }
-  BoundedResult B = runBounded(Args, Dir, Env, L, OutFile);
-  R.ReturnCode = B.Signal ? -B.Signal : B.ExitCode;
-  R.TimedOut = B.TimedOut;
-  R.Interrupted = B.Interrupted;
-  if (auto Buf = llvm::MemoryBuffer::getFile(OutFile))
-    R.Output = (*Buf)->getBuffer().str();
-  if (B.ExecFailed)
-    R.Output += "\n" + B.Error;
-  else if (B.Signal && !B.TimedOut && !B.Interrupted)
-    R.Output += "\nkilled by signal " + std::to_string(B.Signal);
-  fs::remove(OutFile);
+/// Runs a step of verify: \p Args (Args[0] found on PATH if not a path) in
+/// \p Dir with extra environment \p Env, under \p Limits (Process.h: its
+/// own process group, killed whole on timeout or interrupt); its output kept
+/// in the work directory \p Temp. Why it did not exit by itself ends the
+/// output, for firstErrorLine.
+ProcessResult runStep(const std::vector<std::string> &Args, llvm::StringRef Dir,
+                      const std::vector<std::string> &Env, ProcessOptions Limits,
+                      llvm::StringRef Temp) {
+  Limits.Directory = Dir.str();
+  Limits.Env = Env;
+  Limits.OutputDir = Temp.str();
+  ProcessResult R = runProcess(Args.front(), Args, Limits);
+  if (!R.Error.empty() && !R.TimedOut && !R.Interrupted)
+    R.Output += "\n" + R.Error;
   return R;
 }
 
+/// The exit status, or minus the signal that ended it.
+int returnCode(const ProcessResult &R) { return R.Signal ? -R.Signal : R.ExitCode; }
+
 /// The limits of a tool's run (clang-tidy, the instrumenter, the compiler).
-Limits toolLimits(unsigned Seconds) {
-  Limits L;
-  L.WallSeconds = Seconds;
+ProcessOptions toolLimits(unsigned Seconds) {
+  ProcessOptions L;
+  L.TimeoutSeconds = Seconds;
   return L;
 }
 
@@ -429,21 +417,6 @@ std::vector<std::string> splitFlags(llvm::StringRef Flags) {
   return std::vector<std::string>(Parts.begin(), Parts.end());
 }
 
-std::optional<Failure> writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
-  llvm::SmallString<256> Tmp(Path);
-  Tmp += ".tmp";
-  std::error_code EC;
-  {
-    llvm::raw_fd_ostream OS(Tmp, EC);
-    if (EC)
-      return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
-    OS << Text;
-  }
-  if ((EC = fs::rename(Tmp, Path)))
-    return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
-  return std::nullopt;
-}
-
 /// One source file that verify analyses: its compile flags and, once it
 /// holds findings, its instrumented copy (before) and fixed copy (after).
 struct Unit {
@@ -485,8 +458,8 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     return Fail(UsageError, "--timeout must be at least 1 second");
   if (!WorkDir.empty() && !fs::is_directory(WorkDir))
     return Fail(UsageError, "--work-dir '" + WorkDir + "' is not a directory");
-  Limits ProgramLimits;
-  ProgramLimits.WallSeconds = Timeout;
+  ProcessOptions ProgramLimits;
+  ProgramLimits.TimeoutSeconds = Timeout;
   uint64_t MemoryMiB = MemoryLimit.getNumOccurrences() ? uint64_t(MemoryLimit)
                                                        : (Device == "cpu" ? 32768 : 0);
   ProgramLimits.AddressSpaceBytes = MemoryMiB << 20;
@@ -522,11 +495,11 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       return Fail(UsageError, "cmake not found on PATH (needed to build --target)");
     TempDir BuildTmp;
     // No time limit: --timeout bounds the programs' runs, not the project's build.
-    ProcessResult Built = runProcess({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
-                                     Limits(), BuildTmp.str());
+    ProcessResult Built = runStep({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
+                                  ProcessOptions(), BuildTmp.str());
     if (Built.Interrupted)
       return interrupted();
-    if (Built.ReturnCode != 0)
+    if (returnCode(Built) != 0)
       return Fail(BuildOrRun, "target '" + TargetName + "' does not build: " +
                                   firstErrorLine(Built.Output));
     for (const TargetUnit &TU : Program.Units) {
@@ -573,7 +546,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
                                          "--quiet", U.File, "--"};
     TidyArgs.insert(TidyArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Tidy = runProcess(TidyArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+    ProcessResult Tidy = runStep(TidyArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
     if (Tidy.Interrupted)
       return interrupted();
     if (Tidy.TimedOut)
@@ -616,10 +589,10 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       InstArgs.push_back("--line=" + std::to_string(F.Line));
     InstArgs.push_back("--");
     InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Inst = runProcess(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+    ProcessResult Inst = runStep(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
     if (Inst.Interrupted)
       return interrupted();
-    if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
+    if (returnCode(Inst) == 2 || !fs::exists(ReportFile))
       return Fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
     auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
     auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
@@ -649,7 +622,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                         "--header-filter=^" + llvm::Regex::escape(Tmp.str()) + "/",
                                         "--quiet", "--fix", U.AfterFile, "--"};
     FixArgs.insert(FixArgs.end(), U.Flags.begin(), U.Flags.end());
-    if (runProcess(FixArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str()).Interrupted)
+    if (runStep(FixArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str()).Interrupted)
       return interrupted();
   }
   if (!InLoop)
@@ -676,10 +649,10 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
       for (const std::string &F : splitFlags(TC.TorchLinkFlags))
         CxxArgs.push_back(F);
-      ProcessResult Build = runProcess(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      ProcessResult Build = runStep(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
       if (Build.Interrupted)
         return interrupted();
-      if (Build.ReturnCode != 0)
+      if (returnCode(Build) != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
                                     firstErrorLine(Build.Output));
       continue;
@@ -692,20 +665,20 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       std::string Object = Source + ".o";
       std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
                                         "-I" + TC.RuntimeIncludeDir, "-g"};
-      ProcessResult Build = runProcess(recompileCommand(*U.InTarget, Source, Object, Extra),
-                                       U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      ProcessResult Build = runStep(recompileCommand(*U.InTarget, Source, Object, Extra),
+                                    U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
       if (Build.Interrupted)
         return interrupted();
-      if (Build.ReturnCode != 0)
+      if (returnCode(Build) != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
                                     "' does not compile: " + firstErrorLine(Build.Output));
       Swaps[U.InTarget->Object] = Object;
     }
-    ProcessResult Link = runProcess(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
-                                    Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
+    ProcessResult Link = runStep(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
+                                 Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
     if (Link.Interrupted)
       return interrupted();
-    if (Link.ReturnCode != 0)
+    if (returnCode(Link) != 0)
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
                                   "' does not link: " + firstErrorLine(Link.Output));
   }
@@ -723,7 +696,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       Env.push_back("CUDA_VISIBLE_DEVICES=");
     std::vector<std::string> RunArgs = {Bins[I]};
     RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
-    ProcessResult Run = runProcess(RunArgs, "", Env, ProgramLimits, Tmp.str());
+    ProcessResult Run = runStep(RunArgs, "", Env, ProgramLimits, Tmp.str());
     if (Run.Interrupted)
       return interrupted();
     if (Run.TimedOut)
@@ -732,7 +705,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                   " s (--timeout); its process group was killed");
     if (!fs::exists(Json))
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
-                                  llvm::Twine(Run.ReturnCode) + "): " + firstErrorLine(Run.Output));
+                                  llvm::Twine(returnCode(Run)) + "): " + firstErrorLine(Run.Output));
     auto Parsed = readProbeReport(Json, Device == "cuda");
     if (!Parsed)
       return Fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] + " program: " +
@@ -847,15 +820,15 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                      {"device", Device.getValue()},
                                      {"findings", std::move(Items)}}))
        << "\n";
-    if (auto F = writeFileAtomically(JsonOut, OS.str()))
-      return Fail(F->Code, F->Message);
+    if (auto E = writeFileAtomically(JsonOut, OS.str()))
+      return Fail(UsageError, llvm::toString(std::move(E)));
   }
   if (!PlotOut.empty()) {
     std::string Text;
     llvm::raw_string_ostream OS(Text);
     writeSvg(OS, Outcomes);
-    if (auto F = writeFileAtomically(PlotOut, OS.str()))
-      return Fail(F->Code, F->Message);
+    if (auto E = writeFileAtomically(PlotOut, OS.str()))
+      return Fail(UsageError, llvm::toString(std::move(E)));
     llvm::outs() << "plot: " << PlotOut << "\n";
   }
   bool AllGood = llvm::all_of(Outcomes, [](const Outcome &O) {

@@ -240,7 +240,7 @@ ProcessResult runProcess(llvm::StringRef ProgramName, llvm::ArrayRef<std::string
     R.ExitCode = -1;
     R.Error = Name + " ran past " + std::to_string(O.TimeoutSeconds) + " s; its process group was killed";
   } else if (R.Signal) {
-    R.Error = Name + " crashed (signal " + std::to_string(R.Signal) + ": " + ::strsignal(R.Signal) + ")";
+    R.Error = std::string(::strsignal(R.Signal)) + " (signal " + std::to_string(R.Signal) + ")";
   }
   return R;
 }

@@ -42,7 +42,8 @@ struct ProcessResult {
   bool TimedOut = false;    ///< ran past the timeout; its group was killed
   bool Interrupted = false; ///< the command got SIGINT/SIGTERM/SIGHUP (installInterruptHandlers)
   std::string Output;       ///< stdout and stderr together
-  std::string Error;        ///< one line when it did not exit by itself: why; else empty
+  std::string Error;        ///< one line when it did not exit by itself ("Segmentation fault
+                            ///< (signal 11)", "... ran past N s ..."): why; else empty
 };
 
 /// Runs Program (a path, or a name looked up on PATH) with Args (Args[0] is

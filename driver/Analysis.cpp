@@ -1,5 +1,6 @@
 //===--- Analysis.cpp - The stages of an analysis -------------------------===//
 #include "Analysis.h"
+#include "AtomicWrite.h"
 #include "Baseline.h"
 #include "GitDiff.h"
 #include "Pch.h"

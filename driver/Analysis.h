@@ -2,7 +2,9 @@
 //
 // An analysis runs in four stages, each a function over the previous one's
 // result, so that every subcommand (the default analysis, review, and later
-// verify or an editor server) is a small consumer of one findings model:
+// an editor server) is a small consumer of one findings model (verify runs a
+// file and its copies through the same pieces: the compile database, the
+// process runner, runClangTidy, the Finding model, planFixes/applyFixPlan):
 //
 //   planAnalysis     compile database -> translation units under the PATHs ->
 //                    (--diff) those touching changed files -> LibTorch

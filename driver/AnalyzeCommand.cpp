@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "AnalyzeCommand.h"
 #include "Analysis.h"
+#include "AtomicWrite.h"
 #include "AnalysisFlags.h"
 #include "Baseline.h"
 #include "CompileDatabase.h"

@@ -25,13 +25,14 @@ static std::string absolute(llvm::StringRef Path, llvm::StringRef Base) {
   return std::string(P);
 }
 
-llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir) {
+llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir, llvm::StringRef From) {
   if (!BuildDir.empty()) {
     llvm::SmallString<256> P(BuildDir);
     if (!llvm::sys::fs::is_directory(P) && llvm::sys::path::filename(P) == "compile_commands.json")
       P = llvm::sys::path::parent_path(BuildDir);
     if (!llvm::sys::fs::is_directory(P))
-      return createStringError(inconvertibleErrorCode(), "build directory '%s' does not exist",
+      return createStringError(inconvertibleErrorCode(),
+                               "build directory '%s' does not exist: no compile_commands.json there",
                                BuildDir.str().c_str());
     llvm::sys::path::append(P, "compile_commands.json");
     if (!llvm::sys::fs::exists(P))
@@ -41,21 +42,24 @@ llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir) {
                                BuildDir.str().c_str());
     return std::string(P);
   }
-  llvm::SmallString<256> Dir;
-  llvm::sys::fs::current_path(Dir);
-  for (const char *Sub : {"", "build"}) {
-    llvm::SmallString<256> P(Dir);
-    llvm::sys::path::append(P, Sub, "compile_commands.json");
-    if (llvm::sys::fs::exists(P))
-      return std::string(P);
+  llvm::SmallString<256> Dir(From);
+  if (Dir.empty())
+    llvm::sys::fs::current_path(Dir);
+  else
+    llvm::sys::fs::make_absolute(Dir);
+  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    for (const char *Sub : {"", "build"}) {
+      llvm::SmallString<256> P(D);
+      llvm::sys::path::append(P, Sub, "compile_commands.json");
+      if (llvm::sys::fs::exists(P))
+        return std::string(P);
+    }
   }
-  for (llvm::StringRef D = llvm::sys::path::parent_path(Dir); !D.empty();
-       D = llvm::sys::path::parent_path(D)) {
-    llvm::SmallString<256> P(D);
-    llvm::sys::path::append(P, "compile_commands.json");
-    if (llvm::sys::fs::exists(P))
-      return std::string(P);
-  }
+  if (!From.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "no compile_commands.json in %s, its build/ or above; name the build "
+                             "directory with -p",
+                             From.str().c_str());
   return createStringError(inconvertibleErrorCode(),
                            "no compile_commands.json here, in build/ or above; name the build "
                            "directory with -p");
@@ -124,6 +128,32 @@ llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath) {
       Db.Commands.push_back(std::move(C));
   }
   return Db;
+}
+
+const CompileCommand *commandFor(const CompileDatabase &Db, llvm::StringRef File) {
+  for (const CompileCommand &C : Db.Commands)
+    if (C.File == File)
+      return &C;
+  return nullptr;
+}
+
+std::vector<std::string> compileFlags(const CompileCommand &Command) {
+  std::vector<std::string> Flags;
+  const std::vector<std::string> &A = Command.Arguments;
+  for (size_t I = 1; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ") {
+      ++I;
+      continue;
+    }
+    if (Arg == "-c" || Arg == "-MD" || Arg == "-MMD" || Arg == "-MP" ||
+        (Arg.starts_with("-o") && Arg.size() > 2))
+      continue;
+    if (!Arg.starts_with("-") && absolute(Arg, Command.Directory) == Command.File)
+      continue;
+    Flags.push_back(Arg.str());
+  }
+  return Flags;
 }
 
 } // namespace libtorch_tidy

@@ -23,9 +23,17 @@ struct CompileDatabase {
   std::vector<CompileCommand> Commands;
 };
 
-/// Finds compile_commands.json: in BuildDir when given, else in the current
-/// directory, its build/ subdirectory, or a parent directory.
-llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir);
+/// Finds compile_commands.json: in BuildDir when given, else in From (the
+/// current directory when empty) or its build/ subdirectory, or in a parent
+/// directory or its build/ subdirectory. Errors are one line.
+llvm::Expected<std::string> findCompileDatabase(llvm::StringRef BuildDir, llvm::StringRef From = "");
+
+/// The command of File (absolute, normalized), or null.
+const CompileCommand *commandFor(const CompileDatabase &Db, llvm::StringRef File);
+
+/// The flags of Command without the compiler, the source, -c, -o and the
+/// dependency-file options: what compiles another copy of the source.
+std::vector<std::string> compileFlags(const CompileCommand &Command);
 
 /// Reads and validates the database; errors are one line.
 llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath);

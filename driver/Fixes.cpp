@@ -1,5 +1,6 @@
 //===--- Fixes.cpp --------------------------------------------------------===//
 #include "Fixes.h"
+#include "AtomicWrite.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -86,35 +87,6 @@ llvm::Expected<std::string> applyReplacements(llvm::StringRef Text,
   }
   Out += Text.substr(Pos);
   return Out;
-}
-
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) {
-  llvm::SmallString<256> Model(Path);
-  Model += ".libtorch-tidy-%%%%%%.tmp";
-  int FD;
-  llvm::SmallString<256> Temp;
-  if (auto EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
-    return createStringError(EC, "cannot write %s: %s", Path.str().c_str(), EC.message().c_str());
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Contents;
-    OS.close();
-    if (OS.has_error()) {
-      std::string Msg = OS.error().message();
-      OS.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return createStringError(inconvertibleErrorCode(), "cannot write %s: %s", Path.str().c_str(),
-                               Msg.c_str());
-    }
-  }
-  llvm::sys::fs::file_status Status;
-  if (!llvm::sys::fs::status(Path, Status))
-    llvm::sys::fs::setPermissions(Temp, Status.permissions());
-  if (auto EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
-    return createStringError(EC, "cannot write %s: %s", Path.str().c_str(), EC.message().c_str());
-  }
-  return llvm::Error::success();
 }
 
 llvm::Expected<unsigned> applyFixPlan(const FixPlan &Plan) {

@@ -32,10 +32,6 @@ FixPlan planFixes(const std::vector<Finding> &Findings);
 llvm::Expected<std::string> applyReplacements(llvm::StringRef Text,
                                               const std::vector<Replacement> &Replacements);
 
-/// Writes Contents to Path through a temporary file and a rename, keeping
-/// Path's permissions.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
-
 /// Applies the plan; returns the number of files changed. Every file's new
 /// text is computed before the first one is written.
 llvm::Expected<unsigned> applyFixPlan(const FixPlan &Plan);

@@ -1,5 +1,6 @@
 //===--- Http.cpp ---------------------------------------------------------===//
 #include "Http.h"
+#include "Process.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,8 +31,8 @@ HttpResponse httpRequest(const HttpRequest &Request) {
     R.Error = "curl not found on PATH (install Debian's curl)";
     return R;
   }
-  llvm::SmallString<128> HeaderFile, BodyFile, OutFile, StatusFile, ErrFile;
-  std::vector<llvm::SmallString<128> *> Files = {&HeaderFile, &BodyFile, &OutFile, &StatusFile, &ErrFile};
+  llvm::SmallString<128> HeaderFile, BodyFile, OutFile;
+  std::vector<llvm::SmallString<128> *> Files = {&HeaderFile, &BodyFile, &OutFile};
   auto Cleanup = llvm::make_scope_exit([&] {
     for (auto *F : Files)
       if (!F->empty())
@@ -62,27 +63,23 @@ HttpResponse httpRequest(const HttpRequest &Request) {
   }
   Args.push_back("--");
   Args.push_back(Request.Url);
-  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(StatusFile),
-                                                llvm::StringRef(ErrFile)};
-  std::string ErrMsg;
-  bool Failed = false;
-  int Exit = llvm::sys::ExecuteAndWait(Curl, Argv, std::nullopt, Redirects, 120, 0, &ErrMsg, &Failed);
-  if (Failed || Exit < 0) {
-    R.Error = ErrMsg.empty() ? "cannot run " + Curl : ErrMsg;
+  // stdout holds the status (--write-out), stderr curl's one error line.
+  ProcessResult P = runProcess(Curl, Args, 120);
+  if (!P.Error.empty()) {
+    R.Error = P.Error;
     return R;
   }
-  if (Exit != 0) {
+  llvm::StringRef Output = P.Output;
+  if (P.ExitCode != 0) {
     // "curl: (7) Failed to connect to host port 1: Connection refused"
-    std::string ErrText = readFile(ErrFile);
-    llvm::StringRef L = llvm::StringRef(ErrText).trim().split('\n').first;
+    llvm::StringRef L = Output.substr(std::min(Output.find("curl: "), Output.size()));
+    L = L.split('\n').first.trim();
     L.consume_front("curl: ");
     std::string Line = L.str();
-    R.Error = Line.empty() ? "curl exited with " + std::to_string(Exit) : Line;
+    R.Error = Line.empty() ? "curl exited with " + std::to_string(P.ExitCode) : Line;
     return R;
   }
-  std::string Status = readFile(StatusFile);
-  llvm::StringRef(Status).trim().getAsInteger(10, R.Status);
+  Output.trim().getAsInteger(10, R.Status);
   R.Body = readFile(OutFile);
   if (R.Status == 0)
     R.Error = "no HTTP response";

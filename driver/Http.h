@@ -1,7 +1,7 @@
 //===--- Http.h - HTTPS requests through curl -----------------------------===//
 //
 // The review command talks to the GitHub and GitLab REST APIs with Debian's
-// curl as a child process (llvm::sys::ExecuteAndWait), not with an HTTP client
+// curl as a child process (Process.h), not with an HTTP client
 // of its own: TLS, proxies ($https_proxy), CA bundles and redirects are
 // curl's, and the command stays a program that links LLVM Support only. The
 // token travels in a header file (-H @file, mode 0600), never on a command

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "MergeCommand.h"
 #include "AnalyzeCommand.h"
+#include "AtomicWrite.h"
 #include "Fixes.h"
 #include "Reports.h"
 

@@ -1,5 +1,6 @@
 //===--- Pch.cpp ----------------------------------------------------------===//
 #include "Pch.h"
+#include "AtomicWrite.h"
 #include "Prefilter.h"
 #include "Toolchain.h"
 

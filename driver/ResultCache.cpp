@@ -1,6 +1,6 @@
 //===--- ResultCache.cpp --------------------------------------------------===//
 #include "ResultCache.h"
-#include "Fixes.h"
+#include "AtomicWrite.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -195,14 +195,6 @@ void touchFile(llvm::StringRef Path) {
     return;
   fs::setLastAccessAndModificationTime(FD, std::chrono::system_clock::now());
   llvm::sys::Process::SafelyCloseFileDescriptor(FD);
-}
-
-llvm::Error writeFileAtomicallyIn(llvm::StringRef Path, llvm::StringRef Contents) {
-  if (auto EC = fs::create_directories(llvm::sys::path::parent_path(Path)))
-    return llvm::createStringError(EC, "cannot create %s: %s",
-                                   llvm::sys::path::parent_path(Path).str().c_str(),
-                                   EC.message().c_str());
-  return writeFileAtomically(Path, Contents);
 }
 
 std::optional<uint64_t> parseSize(llvm::StringRef Text) {

@@ -83,10 +83,6 @@ private:
   FileHasher &Hasher;
 };
 
-/// Writes Contents to Path through a unique temporary file in its directory
-/// and a rename, creating the directory.
-llvm::Error writeFileAtomicallyIn(llvm::StringRef Path, llvm::StringRef Contents);
-
 /// Sets the file's modification time to now (recently used).
 void touchFile(llvm::StringRef Path);
 

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "ReviewCommand.h"
 #include "Analysis.h"
+#include "AtomicWrite.h"
 #include "AnalysisFlags.h"
 #include "AnalyzeCommand.h"
 #include "Fixes.h"

@@ -188,15 +188,20 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
   auto Start = std::chrono::steady_clock::now();
   TidyResult Result;
   llvm::SmallString<128> Yaml;
-  if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-fixes", "yaml", Yaml)) {
+  std::error_code TempEC =
+      Options.TempDir.empty()
+          ? llvm::sys::fs::createTemporaryFile("libtorch-tidy-fixes", "yaml", Yaml)
+          : llvm::sys::fs::createUniqueFile(Options.TempDir + "/fixes-%%%%%%.yaml", Yaml);
+  if (auto EC = TempEC) {
     Result.Failed = true;
     Result.Error = "cannot create a temporary file: " + EC.message();
     return Result;
   }
   llvm::sys::fs::remove(Yaml); // clang-tidy writes it only when it has diagnostics
-  std::vector<std::string> Args = {Options.ClangTidy, "--load=" + Options.Plugin,
-                                   "-p=" + Options.BuildDir, "--export-fixes=" + Yaml.str().str(),
-                                   "--quiet", "--use-color=false"};
+  std::vector<std::string> Args = {Options.ClangTidy, "--load=" + Options.Plugin};
+  if (!Extras.CompileFlags)
+    Args.push_back("-p=" + Options.BuildDir);
+  Args.insert(Args.end(), {"--export-fixes=" + Yaml.str().str(), "--quiet", "--use-color=false"});
   std::string Checks = checksFor(Options, File);
   if (!Extras.ScopeModule.empty()) {
     // --checks is added to the configuration's Checks, so this enables the
@@ -259,7 +264,17 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     }
   }
   Args.push_back(File.str());
-  ProcessResult P = runProcess(Options.ClangTidy, Args);
+  ProcessOptions Run;
+  Run.TimeoutSeconds = Options.TimeoutSeconds;
+  Run.OutputDir = Options.TempDir;
+  if (Extras.CompileFlags) {
+    Args.push_back("--");
+    Args.insert(Args.end(), Extras.CompileFlags->begin(), Extras.CompileFlags->end());
+    Run.Directory = Extras.Directory;
+  }
+  ProcessResult P = runProcess(Options.ClangTidy, Args, Run);
+  Result.TimedOut = P.TimedOut;
+  Result.Interrupted = P.Interrupted;
   Result.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 

@@ -12,6 +12,7 @@
 
 #include "Findings.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct TidyOptions {
   // unit's own summaries (TidyResult::Summaries).
   std::string Summaries;
   bool WriteSummaries = false;
+  unsigned TimeoutSeconds = 0; // 0: none; past it the run's process group is killed
+  std::string TempDir;    // its temporary files (exported fixes, output); empty: the system's
 };
 
 /// The --checks value for File: the user's, or none when a .clang-tidy above
@@ -42,11 +45,17 @@ struct TidyRunExtras {
   std::string Pch;         // -include-pch this file
   std::string ScopeModule; // also --load this module and enable its check
   bool ListIncludes = false; // fill TidyResult::Includes
+  /// When set, File is compiled with these flags (`clang-tidy FILE -- FLAGS`,
+  /// run in Directory) instead of its command in the compile database: a copy
+  /// of a file (verify), which the database does not know.
+  std::optional<std::vector<std::string>> CompileFlags;
+  std::string Directory;
 };
 
 struct TidyResult {
   std::vector<Finding> Findings; // locations not yet resolved to lines
   bool Failed = false;           // clang-tidy did not run to the end
+  bool TimedOut = false, Interrupted = false; // why, when it was stopped (Process.h)
   std::string Error;             // one line: why
   double Seconds = 0;
   std::string ExportedFixes;        // the raw YAML (empty without diagnostics)

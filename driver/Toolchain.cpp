@@ -53,31 +53,6 @@ llvm::Expected<std::string> findPlugin(llvm::StringRef Override) {
                            selfPath().c_str(), besideSelf("../lib/LibTorchTidy.so").c_str());
 }
 
-ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
-                         unsigned TimeoutSeconds) {
-  ProcessResult R;
-  llvm::SmallString<128> OutPath;
-  if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy", "out", OutPath)) {
-    R.Error = "cannot create a temporary file: " + EC.message();
-    return R;
-  }
-  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(OutPath),
-                                                llvm::StringRef(OutPath)};
-  std::string ErrMsg;
-  bool Failed = false;
-  R.ExitCode = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects, TimeoutSeconds, 0,
-                                         &ErrMsg, &Failed);
-  if (Failed)
-    R.Error = ErrMsg.empty() ? "cannot execute " + Program.str() : ErrMsg;
-  else if (R.ExitCode < 0)
-    R.Error = ErrMsg.empty() ? Program.str() + " crashed" : ErrMsg;
-  if (auto Buf = llvm::MemoryBuffer::getFile(OutPath))
-    R.Output = (*Buf)->getBuffer().str();
-  llvm::sys::fs::remove(OutPath);
-  return R;
-}
-
 /// The major version `clang-tidy --version` reports, 0 when unknown.
 static unsigned clangTidyMajor(llvm::StringRef Tidy, std::string &Text) {
   ProcessResult R = runProcess(Tidy, {Tidy.str(), "--version"}, 60);

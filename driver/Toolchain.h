@@ -11,6 +11,7 @@
 #ifndef LIBTORCH_TIDY_DRIVER_TOOLCHAIN_H
 #define LIBTORCH_TIDY_DRIVER_TOOLCHAIN_H
 
+#include "Process.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -36,17 +37,6 @@ llvm::Expected<std::string> findClangTidy(llvm::StringRef Override);
 std::string findDocsDir();
 /// Link to a check's documentation, for reports.
 std::string docsLink(llvm::StringRef Check);
-
-/// Result of a child process whose stdout and stderr went to one file.
-struct ProcessResult {
-  int ExitCode = -1;
-  std::string Output;
-  std::string Error; // why it could not run
-};
-/// Runs Program with Args (Args[0] is the program name), stdin empty, stdout
-/// and stderr captured together. Timeout 0 = none.
-ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
-                         unsigned TimeoutSeconds = 0);
 
 } // namespace libtorch_tidy
 

@@ -6,13 +6,15 @@
 # in the run), warm (nothing changed), and after one LibTorch file is edited.
 # Each run's findings are compared with run-clang-tidy's.
 #   N=8 JOBS=2 bash scripts/bench-driver.sh      (after the build)
+# GENERATE_ONLY=1 BENCH_ROOT=DIR only writes the tree and its compile database
+# into DIR (scripts/bench-review.sh uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 N=${N:-8}
 JOBS=${JOBS:-2}
 V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
-ROOT=$(pwd)/$BUILD_DIR/bench-driver
+ROOT=${BENCH_ROOT:-$(pwd)/$BUILD_DIR/bench-driver}
 rm -rf "$ROOT" && mkdir -p "$ROOT/src"
 
 for i in $(seq 1 "$N"); do
@@ -93,6 +95,7 @@ entries = [{"directory": root, "file": os.path.join(root, "src", f),
            for f in sorted(os.listdir(os.path.join(root, "src")))]
 json.dump(entries, open(os.path.join(root, "compile_commands.json"), "w"), indent=1)
 PY
+[[ -n ${GENERATE_ONLY:-} ]] && exit 0
 
 cd "$ROOT"
 echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS; load average: $(cut -d' ' -f1-3 /proc/loadavg)"

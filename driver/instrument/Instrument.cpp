@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AtomicWrite.h"
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
@@ -217,28 +219,6 @@ int fail(const llvm::Twine &Message) {
   return 2;
 }
 
-bool writeAtomically(llvm::StringRef Path, llvm::StringRef Text) {
-  llvm::SmallString<256> Temp(Path);
-  Temp += ".instrument-tmp";
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Temp, EC, llvm::sys::fs::OF_None);
-    if (EC)
-      return false;
-    OS << Text;
-    OS.close();
-    if (OS.has_error()) {
-      llvm::sys::fs::remove(Temp);
-      return false;
-    }
-  }
-  if (llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -262,23 +242,23 @@ int main(int argc, const char **argv) {
     return fail("'" + InputFile + "' does not compile with the given flags");
 
   if (!Report.empty()) {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Report, EC);
-    if (EC)
-      return fail("cannot write '" + Report + "': " + EC.message());
     llvm::json::Array Unmatched;
     for (unsigned L : R.Unmatched)
       Unmatched.push_back(L);
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
     OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                      {"has_main", R.HasMain},
                                      {"loops", std::move(R.Instrumented)},
                                      {"unmatched_lines", std::move(Unmatched)}}))
        << "\n";
-  } 
+    if (auto E = libtorch_tidy::writeFileAtomically(Report, OS.str()))
+      return fail(llvm::toString(std::move(E)));
+  }
   if (R.Unmatched.size() == Lines.size())
     return llvm::errs() << "libtorch-tidy-instrument: no loop holds the given lines\n", 1;
   std::string Out = Output.empty() ? std::string(InputFile) : std::string(Output);
-  if (!writeAtomically(Out, R.Rewritten))
-    return fail("cannot write '" + Out + "'");
+  if (auto E = libtorch_tidy::writeFileAtomically(Out, R.Rewritten))
+    return fail(llvm::toString(std::move(E)));
   return 0;
 }

@@ -222,22 +222,10 @@ std::vector<std::string> relinkCommand(const Target &T,
 std::vector<std::string> recompileCommand(const TargetUnit &U, llvm::StringRef Source,
                                           llvm::StringRef Object,
                                           llvm::ArrayRef<std::string> Extra) {
-  const std::vector<std::string> &A = U.Command.Arguments;
-  std::vector<std::string> Args = {A.front()};
-  for (size_t I = 1; I < A.size(); ++I) {
-    llvm::StringRef Arg = A[I];
-    // The project's own outputs are never written: no object, no depfile.
-    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ") {
-      ++I;
-      continue;
-    }
-    if (Arg == "-MD" || Arg == "-MMD" || Arg == "-MP" || Arg == "-c" ||
-        (Arg.starts_with("-o") && Arg.size() > 2))
-      continue;
-    if (!Arg.starts_with("-") && absoluteIn(U.Command.Directory, Arg) == U.Command.File)
-      continue;
-    Args.push_back(Arg.str());
-  }
+  // The project's own outputs are never written: no object, no depfile.
+  std::vector<std::string> Args = {U.Command.Arguments.front()};
+  for (std::string &F : compileFlags(U.Command))
+    Args.push_back(std::move(F));
   Args.insert(Args.end(), Extra.begin(), Extra.end());
   Args.insert(Args.end(), {"-c", Source.str(), "-o", Object.str()});
   return Args;

@@ -1,8 +1,13 @@
 //===--- Verify.cpp - libtorch-tidy ---------------------------------------===//
 
 #include "Verify.h"
+#include "AtomicWrite.h"
+#include "CompileDatabase.h"
+#include "Findings.h"
+#include "Fixes.h"
+#include "Process.h"
+#include "TidyRunner.h"
 #include "Project.h"
-#include "Sandbox.h"
 #include "Series.h"
 #include "Toolchain.h"
 #include "VerifyConfig.h"
@@ -16,7 +21,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
-#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -97,51 +101,37 @@ struct Failure {
   std::string Message;
 };
 
-struct Finding {
-  std::string File; ///< absolute
-  std::string Check, Message;
-  unsigned Line = 0, Column = 0;
-  std::string Label;   ///< the instrumented loop, "" when none holds it
+/// A finding of the driver's findings model (Findings.h) and the
+/// instrumented loop that holds it.
+struct Finding : libtorch_tidy::Finding {
+  std::string Label;     ///< the instrumented loop, "" when none holds it
   unsigned LoopLine = 0; ///< the loop's first line: its probe site is "function:LoopLine"
 };
 
-struct ProcessResult {
-  int ReturnCode = -1;
-  bool TimedOut = false;
-  bool Interrupted = false;
-  std::string Output; ///< stdout and stderr together
-};
-
-/// Runs \p Args (Args[0] found on PATH if not absolute) in \p Dir with extra
-/// environment \p Env, under \p L (Sandbox.h: its own process group, killed
-/// whole on timeout or interrupt); output captured in a file under \p Temp.
-ProcessResult runProcess(const std::vector<std::string> &Args, llvm::StringRef Dir,
-                         const std::vector<std::string> &Env, const Limits &L,
-                         llvm::StringRef Temp) {
-  ProcessResult R;
-  llvm::SmallString<256> OutFile;
-  if (fs::createUniqueFile(Temp + "/process-%%%%%%.log", OutFile)) {
-    R.Output = "cannot create a log file in " + Temp.str();
-    return R;
-  }
-  BoundedResult B = runBounded(Args, Dir, Env, L, OutFile);
-  R.ReturnCode = B.Signal ? -B.Signal : B.ExitCode;
-  R.TimedOut = B.TimedOut;
-  R.Interrupted = B.Interrupted;
-  if (auto Buf = llvm::MemoryBuffer::getFile(OutFile))
-    R.Output = (*Buf)->getBuffer().str();
-  if (B.ExecFailed)
-    R.Output += "\n" + B.Error;
-  else if (B.Signal && !B.TimedOut && !B.Interrupted)
-    R.Output += "\nkilled by signal " + std::to_string(B.Signal);
-  fs::remove(OutFile);
+/// Runs a step of verify: \p Args (Args[0] found on PATH if not a path) in
+/// \p Dir with extra environment \p Env, under \p Limits (Process.h: its
+/// own process group, killed whole on timeout or interrupt); its output kept
+/// in the work directory \p Temp. Why it did not exit by itself (a crash,
+/// the timeout) ends the output, for firstErrorLine.
+ProcessResult runStep(const std::vector<std::string> &Args, llvm::StringRef Dir,
+                      const std::vector<std::string> &Env, ProcessOptions Limits,
+                      llvm::StringRef Temp) {
+  Limits.Directory = Dir.str();
+  Limits.Env = Env;
+  Limits.OutputDir = Temp.str();
+  ProcessResult R = runProcess(Args.front(), Args, Limits);
+  if (!R.Error.empty() && !R.Interrupted)
+    R.Output += "\n" + R.Error;
   return R;
 }
 
+/// The exit status, or minus the signal that ended it.
+int returnCode(const ProcessResult &R) { return R.Signal ? -R.Signal : R.ExitCode; }
+
 /// The limits of a tool's run (clang-tidy, the instrumenter, the compiler).
-Limits toolLimits(unsigned Seconds) {
-  Limits L;
-  L.WallSeconds = Seconds;
+ProcessOptions toolLimits(unsigned Seconds) {
+  ProcessOptions L;
+  L.TimeoutSeconds = Seconds;
   return L;
 }
 
@@ -164,119 +154,6 @@ std::string absolute(llvm::StringRef P) {
   fs::make_absolute(Abs);
   path::remove_dots(Abs, /*remove_dot_dot=*/true);
   return std::string(Abs);
-}
-
-struct CompileCommand {
-  std::string Directory;
-  std::vector<std::string> Flags; ///< without compiler, -c, -o, the source and dependency flags
-};
-
-std::optional<std::string> findCompileDatabase(llvm::StringRef FilePath) {
-  if (!BuildDir.empty()) {
-    llvm::SmallString<256> P(BuildDir);
-    path::append(P, "compile_commands.json");
-    return std::string(P);
-  }
-  for (llvm::StringRef Dir = path::parent_path(FilePath); !Dir.empty();
-       Dir = path::parent_path(Dir)) {
-    for (const char *Sub : {"", "build"}) {
-      llvm::SmallString<256> P(Dir);
-      path::append(P, Sub, "compile_commands.json");
-      if (fs::exists(P))
-        return std::string(P);
-    }
-  }
-  return std::nullopt;
-}
-
-llvm::Expected<CompileCommand> loadCompileCommand(llvm::StringRef DbPath, llvm::StringRef FilePath) {
-  auto Buf = llvm::MemoryBuffer::getFile(DbPath);
-  if (!Buf)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot read compile database '" + DbPath + "'");
-  auto Json = llvm::json::parse((*Buf)->getBuffer());
-  if (!Json)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "malformed compile database '" + DbPath +
-                                       "': " + llvm::toString(Json.takeError()));
-  const llvm::json::Array *Entries = Json->getAsArray();
-  if (!Entries)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "malformed compile database '" + DbPath + "': not an array");
-  for (const llvm::json::Value &V : *Entries) {
-    const llvm::json::Object *E = V.getAsObject();
-    if (!E)
-      continue;
-    auto Dir = E->getString("directory");
-    auto EntryFile = E->getString("file");
-    if (!Dir || !EntryFile)
-      continue;
-    llvm::SmallString<256> Abs(*EntryFile);
-    if (!path::is_absolute(Abs))
-      Abs = (*Dir + "/" + *EntryFile).str();
-    if (absolute(Abs) != FilePath)
-      continue;
-    llvm::BumpPtrAllocator Alloc;
-    llvm::StringSaver Saver(Alloc);
-    std::vector<std::string> Args;
-    if (const llvm::json::Array *A = E->getArray("arguments")) {
-      for (const llvm::json::Value &Arg : *A)
-        if (auto S = Arg.getAsString())
-          Args.push_back(S->str());
-    } else if (auto Cmd = E->getString("command")) {
-      llvm::SmallVector<const char *, 32> Tokens;
-      cl::TokenizeGNUCommandLine(*Cmd, Saver, Tokens);
-      for (const char *T : Tokens)
-        Args.push_back(T);
-    }
-    if (Args.empty())
-      continue;
-    CompileCommand C;
-    C.Directory = Dir->str();
-    for (size_t I = 1; I < Args.size(); ++I) {
-      llvm::StringRef A = Args[I];
-      if (A == "-c" || A == "-MD" || A == "-MMD" || A == "-MP")
-        continue;
-      if (A == "-o" || A == "-MF" || A == "-MT" || A == "-MQ") {
-        ++I;
-        continue;
-      }
-      if (A.starts_with("-o") && A.size() > 2)
-        continue;
-      if (!A.starts_with("-")) {
-        llvm::SmallString<256> P(A);
-        if (!path::is_absolute(P))
-          P = (C.Directory + "/" + A).str();
-        if (absolute(P) == FilePath)
-          continue;
-      }
-      C.Flags.push_back(A.str());
-    }
-    return C;
-  }
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "no compile command for '" + FilePath + "' in '" + DbPath + "'");
-}
-
-std::vector<Finding> parseFindings(llvm::StringRef Output, llvm::StringRef FileName) {
-  std::vector<Finding> Findings;
-  llvm::Regex Re("^(.*):([0-9]+):([0-9]+): warning: (.*) \\[([a-z0-9-]+)(,[^]]*)?\\]$");
-  llvm::SmallVector<llvm::StringRef, 64> Lines;
-  Output.split(Lines, '\n');
-  for (llvm::StringRef L : Lines) {
-    llvm::SmallVector<llvm::StringRef, 7> M;
-    if (!Re.match(L.rtrim(), &M))
-      continue;
-    if (path::filename(M[1]) != FileName)
-      continue;
-    Finding F;
-    F.Line = std::stoul(M[2].str());
-    F.Column = std::stoul(M[3].str());
-    F.Message = M[4].str();
-    F.Check = M[5].str();
-    Findings.push_back(std::move(F));
-  }
-  return Findings;
 }
 
 std::string humanBytes(double B) {
@@ -429,27 +306,12 @@ std::vector<std::string> splitFlags(llvm::StringRef Flags) {
   return std::vector<std::string>(Parts.begin(), Parts.end());
 }
 
-std::optional<Failure> writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
-  llvm::SmallString<256> Tmp(Path);
-  Tmp += ".tmp";
-  std::error_code EC;
-  {
-    llvm::raw_fd_ostream OS(Tmp, EC);
-    if (EC)
-      return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
-    OS << Text;
-  }
-  if ((EC = fs::rename(Tmp, Path)))
-    return Failure{UsageError, "cannot write '" + Path.str() + "': " + EC.message()};
-  return std::nullopt;
-}
-
 /// One source file that verify analyses: its compile flags and, once it
 /// holds findings, its instrumented copy (before) and fixed copy (after).
 struct Unit {
   std::string File; ///< absolute
   CompileCommand Cmd;
-  std::vector<std::string> Flags; ///< Cmd.Flags, -iquote its directory, the runtime's includes
+  std::vector<std::string> Flags; ///< compileFlags(Cmd), -iquote its directory, the runtime's includes
   const TargetUnit *InTarget = nullptr;
   std::vector<Finding> Findings;
   std::string BeforeFile, AfterFile;
@@ -485,8 +347,8 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     return Fail(UsageError, "--timeout must be at least 1 second");
   if (!WorkDir.empty() && !fs::is_directory(WorkDir))
     return Fail(UsageError, "--work-dir '" + WorkDir + "' is not a directory");
-  Limits ProgramLimits;
-  ProgramLimits.WallSeconds = Timeout;
+  ProcessOptions ProgramLimits;
+  ProgramLimits.TimeoutSeconds = Timeout;
   uint64_t MemoryMiB = MemoryLimit.getNumOccurrences() ? uint64_t(MemoryLimit)
                                                        : (Device == "cpu" ? 32768 : 0);
   ProgramLimits.AddressSpaceBytes = MemoryMiB << 20;
@@ -499,20 +361,20 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
   if (TC.RuntimeLinkFlags.empty())
     return Fail(UsageError, "this libtorch-tidy was built without the runtime companion (no LibTorch "
                             "at build time): verify cannot run programs");
-  auto Db = findCompileDatabase(FilePath);
-  if (!Db || !fs::exists(*Db))
-    return Fail(UsageError, "no compile_commands.json found for '" +
-                                (File.empty() ? BuildDir.getValue() : File.getValue()) +
-                                "' (use -p BUILD_DIR)");
+  // The compile database, as the analysis finds it (-p, else from FILE's
+  // directory upward).
+  auto DbPath = findCompileDatabase(BuildDir, File.empty() ? "" : path::parent_path(FilePath));
+  if (!DbPath)
+    return Fail(UsageError, llvm::toString(DbPath.takeError()));
+  auto Database = loadCompileDatabase(*DbPath);
+  if (!Database)
+    return Fail(UsageError, llvm::toString(Database.takeError()));
 
   // The files to analyse: FILE, or the translation units of --target (only
   // FILE among them when both are given).
   Target Program;
   std::vector<Unit> Units;
   if (!TargetName.empty()) {
-    auto Database = libtorch_tidy::loadCompileDatabase(*Db);
-    if (!Database)
-      return Fail(UsageError, llvm::toString(Database.takeError()));
     TargetError Why;
     if (!findTarget(BuildDir, TargetName, *Database, Program, Why))
       return Fail(Why.What == TargetError::BuildSystem ? BuildOrRun : UsageError, Why.Message);
@@ -522,11 +384,11 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       return Fail(UsageError, "cmake not found on PATH (needed to build --target)");
     TempDir BuildTmp;
     // No time limit: --timeout bounds the programs' runs, not the project's build.
-    ProcessResult Built = runProcess({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
-                                     Limits(), BuildTmp.str());
+    ProcessResult Built = runStep({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
+                                  ProcessOptions(), BuildTmp.str());
     if (Built.Interrupted)
       return interrupted();
-    if (Built.ReturnCode != 0)
+    if (returnCode(Built) != 0)
       return Fail(BuildOrRun, "target '" + TargetName + "' does not build: " +
                                   firstErrorLine(Built.Output));
     for (const TargetUnit &TU : Program.Units) {
@@ -545,11 +407,11 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     Units.push_back(std::move(U));
   }
   for (Unit &U : Units) {
-    auto Cmd = loadCompileCommand(*Db, U.File);
+    const CompileCommand *Cmd = commandFor(*Database, U.File);
     if (!Cmd)
-      return Fail(UsageError, llvm::toString(Cmd.takeError()));
-    U.Cmd = std::move(*Cmd);
-    U.Flags = U.Cmd.Flags;
+      return Fail(UsageError, "no compile command for '" + U.File + "' in '" + Database->Path + "'");
+    U.Cmd = *Cmd;
+    U.Flags = compileFlags(U.Cmd);
     U.Flags.push_back("-iquote");
     U.Flags.push_back(path::parent_path(U.File).str());
     U.Flags.push_back("-I" + TC.RuntimeIncludeDir);
@@ -567,23 +429,56 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
   for (const char *C : MemoryChecks)
     Checks += std::string(",") + C;
 
+  // clang-tidy runs as the analysis runs it (TidyRunner.h: its exported
+  // diagnostics, one findings model), on a file with U's flags, bounded by
+  // --timeout, its temporary files in the work directory.
+  TidyOptions Tidy;
+  Tidy.ClangTidy = TC.ClangTidy;
+  Tidy.Plugin = TC.Plugin;
+  Tidy.Checks = Checks;
+  Tidy.TimeoutSeconds = Timeout;
+  Tidy.TempDir = Tmp.str().str();
+  SourceCache Sources;
+  auto RunTidy = [&](const TidyOptions &O, const Unit &U, llvm::StringRef Path) {
+    TidyRunExtras X;
+    X.CompileFlags = U.Flags;
+    X.Directory = U.Cmd.Directory;
+    return runClangTidy(O, Path, X);
+  };
+  auto CompilerError = [&](const TidyResult &R) -> std::string {
+    for (const libtorch_tidy::Finding &F : R.Findings)
+      if (F.isCompilerError()) {
+        Location L = F.Loc;
+        Sources.locate(L);
+        return L.File + ":" + std::to_string(L.Line) + ":" + std::to_string(L.Column) +
+               ": error: " + F.Message;
+      }
+    return "";
+  };
+
   // 1. The findings, on the user's files as they are.
   size_t FindingCount = 0;
   for (Unit &U : Units) {
-    std::vector<std::string> TidyArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
-                                         "--quiet", U.File, "--"};
-    TidyArgs.insert(TidyArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Tidy = runProcess(TidyArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
-    if (Tidy.Interrupted)
+    TidyResult R = RunTidy(Tidy, U, U.File);
+    if (R.Interrupted)
       return interrupted();
-    if (Tidy.TimedOut)
+    if (R.TimedOut)
       return Fail(BuildOrRun, "clang-tidy ran past " + llvm::Twine(Timeout.getValue()) + " s on '" +
                                   U.File + "'");
-    if (llvm::StringRef(Tidy.Output).contains("clang-diagnostic-error"))
-      return Fail(BuildOrRun, "'" + U.File + "' does not compile: " + firstErrorLine(Tidy.Output));
-    U.Findings = parseFindings(Tidy.Output, path::filename(U.File));
-    for (Finding &F : U.Findings)
-      F.File = U.File;
+    std::string Error = CompilerError(R);
+    if (!Error.empty())
+      return Fail(BuildOrRun, "'" + U.File + "' does not compile: " + Error);
+    if (R.Failed)
+      return Fail(BuildOrRun, "clang-tidy failed on '" + U.File + "': " + R.Error);
+    // The warnings in the file itself (not in the headers it includes).
+    for (libtorch_tidy::Finding &F : R.Findings) {
+      if (F.Level != "warning" || F.Loc.File != U.File)
+        continue;
+      Finding Found;
+      static_cast<libtorch_tidy::Finding &>(Found) = std::move(F);
+      Sources.locate(Found.Loc);
+      U.Findings.push_back(std::move(Found));
+    }
     FindingCount += U.Findings.size();
   }
   if (FindingCount == 0)
@@ -613,13 +508,13 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     std::vector<std::string> InstArgs = {TC.Instrument, U.File, "-o", U.BeforeFile, "--report",
                                          ReportFile};
     for (const Finding &F : U.Findings)
-      InstArgs.push_back("--line=" + std::to_string(F.Line));
+      InstArgs.push_back("--line=" + std::to_string(F.Loc.Line));
     InstArgs.push_back("--");
     InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Inst = runProcess(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+    ProcessResult Inst = runStep(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
     if (Inst.Interrupted)
       return interrupted();
-    if (Inst.ReturnCode == 2 || !fs::exists(ReportFile))
+    if (returnCode(Inst) == 2 || !fs::exists(ReportFile))
       return Fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
     auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
     auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
@@ -634,7 +529,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       for (const llvm::json::Value &L : *Loops)
         if (const llvm::json::Object *O = L.getAsObject())
           for (Finding &F : U.Findings)
-            if (O->getInteger("line") == int64_t(F.Line)) {
+            if (O->getInteger("line") == int64_t(F.Loc.Line)) {
               F.Label = O->getString("label").value_or("").str();
               F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
             }
@@ -643,14 +538,25 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     // 3. The fixed copy: the same instrumented text with the fix-its applied.
     if (auto Err = fs::copy_file(U.BeforeFile, U.AfterFile))
       return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
-    // Fixes only in the copy: a header filter that matches the work directory
-    // alone (a .clang-tidy above it cannot widen it to the user's headers).
-    std::vector<std::string> FixArgs = {TC.ClangTidy, "--load", TC.Plugin, "--checks=" + Checks,
-                                        "--header-filter=^" + llvm::Regex::escape(Tmp.str()) + "/",
-                                        "--quiet", "--fix", U.AfterFile, "--"};
-    FixArgs.insert(FixArgs.end(), U.Flags.begin(), U.Flags.end());
-    if (runProcess(FixArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str()).Interrupted)
+    // The fix-its are applied as --fix applies them (Fixes.h), and only those
+    // wholly inside the copy: a header filter that matches the work directory
+    // alone, and no replacement outside the copy (the user's headers).
+    TidyOptions FixTidy = Tidy;
+    FixTidy.HeaderFilter = "^" + llvm::Regex::escape(Tmp.str()) + "/";
+    TidyResult R = RunTidy(FixTidy, U, U.AfterFile);
+    if (R.Interrupted)
       return interrupted();
+    if (CompilerError(R).empty()) { // clang-tidy --fix too leaves a copy with errors
+      std::vector<libtorch_tidy::Finding> Fixable;
+      for (const libtorch_tidy::Finding &F : R.Findings)
+        if (F.Level == "warning" && llvm::all_of(F.Fix, [&](const Replacement &Rep) {
+              return Rep.File == U.AfterFile;
+            }))
+          Fixable.push_back(F);
+      if (auto Applied = applyFixPlan(planFixes(Fixable)); !Applied)
+        return Fail(BuildOrRun, "cannot apply the fix-its to the copy of '" + U.File + "': " +
+                                    llvm::toString(Applied.takeError()));
+    }
   }
   if (!InLoop)
     return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject + " is inside a loop");
@@ -676,10 +582,10 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
       for (const std::string &F : splitFlags(TC.TorchLinkFlags))
         CxxArgs.push_back(F);
-      ProcessResult Build = runProcess(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      ProcessResult Build = runStep(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
       if (Build.Interrupted)
         return interrupted();
-      if (Build.ReturnCode != 0)
+      if (returnCode(Build) != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
                                     firstErrorLine(Build.Output));
       continue;
@@ -692,20 +598,20 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       std::string Object = Source + ".o";
       std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
                                         "-I" + TC.RuntimeIncludeDir, "-g"};
-      ProcessResult Build = runProcess(recompileCommand(*U.InTarget, Source, Object, Extra),
-                                       U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
+      ProcessResult Build = runStep(recompileCommand(*U.InTarget, Source, Object, Extra),
+                                    U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
       if (Build.Interrupted)
         return interrupted();
-      if (Build.ReturnCode != 0)
+      if (returnCode(Build) != 0)
         return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
                                     "' does not compile: " + firstErrorLine(Build.Output));
       Swaps[U.InTarget->Object] = Object;
     }
-    ProcessResult Link = runProcess(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
-                                    Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
+    ProcessResult Link = runStep(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
+                                 Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
     if (Link.Interrupted)
       return interrupted();
-    if (Link.ReturnCode != 0)
+    if (returnCode(Link) != 0)
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
                                   "' does not link: " + firstErrorLine(Link.Output));
   }
@@ -723,7 +629,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
       Env.push_back("CUDA_VISIBLE_DEVICES=");
     std::vector<std::string> RunArgs = {Bins[I]};
     RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
-    ProcessResult Run = runProcess(RunArgs, "", Env, ProgramLimits, Tmp.str());
+    ProcessResult Run = runStep(RunArgs, "", Env, ProgramLimits, Tmp.str());
     if (Run.Interrupted)
       return interrupted();
     if (Run.TimedOut)
@@ -732,7 +638,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                   " s (--timeout); its process group was killed");
     if (!fs::exists(Json))
       return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
-                                  llvm::Twine(Run.ReturnCode) + "): " + firstErrorLine(Run.Output));
+                                  llvm::Twine(returnCode(Run)) + "): " + firstErrorLine(Run.Output));
     auto Parsed = readProbeReport(Json, Device == "cuda");
     if (!Parsed)
       return Fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] + " program: " +
@@ -763,7 +669,7 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                                  "what grew (before the fix)"}};
   for (const Outcome &O : Outcomes)
     Rows.push_back(
-        {O.F.Check, path::filename(O.F.File).str() + ":" + std::to_string(O.F.Line), O.F.Label.empty() ? "-" : O.F.Label,
+        {O.F.Check, path::filename(O.F.Loc.File).str() + ":" + std::to_string(O.F.Loc.Line), O.F.Label.empty() ? "-" : O.F.Label,
          humanBytes(O.Before.Bytes.Slope), humanBytes(O.After.Bytes.Slope),
          humanBytes(O.Before.PeakBytes), humanBytes(O.After.PeakBytes),
          O.Before.History.Measured || O.After.History.Measured
@@ -822,9 +728,9 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
             {"live_bytes", std::move(Live)}};
       };
       Items.push_back(llvm::json::Object{{"check", O.F.Check},
-                                         {"file", O.F.File},
-                                         {"line", O.F.Line},
-                                         {"column", O.F.Column},
+                                         {"file", O.F.Loc.File},
+                                         {"line", O.F.Loc.Line},
+                                         {"column", O.F.Loc.Column},
                                          {"message", O.F.Message},
                                          {"loop", O.F.Label},
                                          {"before", Stats(O.Before)},
@@ -847,15 +753,15 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
                                      {"device", Device.getValue()},
                                      {"findings", std::move(Items)}}))
        << "\n";
-    if (auto F = writeFileAtomically(JsonOut, OS.str()))
-      return Fail(F->Code, F->Message);
+    if (auto E = writeFileAtomically(JsonOut, OS.str()))
+      return Fail(UsageError, llvm::toString(std::move(E)));
   }
   if (!PlotOut.empty()) {
     std::string Text;
     llvm::raw_string_ostream OS(Text);
     writeSvg(OS, Outcomes);
-    if (auto F = writeFileAtomically(PlotOut, OS.str()))
-      return Fail(F->Code, F->Message);
+    if (auto E = writeFileAtomically(PlotOut, OS.str()))
+      return Fail(UsageError, llvm::toString(std::move(E)));
     llvm::outs() << "plot: " << PlotOut << "\n";
   }
   bool AllGood = llvm::all_of(Outcomes, [](const Outcome &O) {

@@ -1,7 +1,7 @@
 """libtorch-tidy verify under its limits and under kills, with a fake toolchain.
 
 The fake clang-tidy, instrumenter, compiler and programs behave like the real
-ones as far as verify can tell (clang-tidy --fix rewrites the file it is given,
+ones as far as verify can tell (clang-tidy exports its finding and fix-it,
 the instrumenter writes its -o copy and report, the compiler writes the binary,
 the program writes its runtime report), and each can be held at its step: it
 does its work, starts a grandchild in its process group, writes a marker and
@@ -44,14 +44,28 @@ if args == ["--version"]:
     print("LLVM (http://llvm.org/):\n  LLVM version %s.1.0" % os.environ["FAKE_LLVM"])
     sys.exit(0)
 src = source(args)
-if "--fix" in args:
-    text = open(src).read()
-    with open(src, "w") as f:  # in place, as clang-tidy --fix does
-        f.write(text.replace("model(x);", "{ NoGradGuard g; model(x); }"))
-    hold("fix")
-else:
-    hold("tidy")
-print("%s:4:5: warning: forward pass without NoGradGuard [torch-eval-without-no-grad]" % src)
+# The finding and its fix-it, exported as clang-tidy --export-fixes writes them.
+export = [a.split("=", 1)[1] for a in args if a.startswith("--export-fixes=")][0]
+offset = open(src).read().index("model(x);")
+with open(export, "w") as f:
+    f.write("""---
+MainSourceFile: '%s'
+Diagnostics:
+  - DiagnosticName: torch-eval-without-no-grad
+    DiagnosticMessage:
+      Message: 'forward pass without NoGradGuard'
+      FilePath: '%s'
+      FileOffset: %d
+      Replacements:
+        - FilePath: '%s'
+          Offset: %d
+          Length: 9
+          ReplacementText: '{ NoGradGuard g; model(x); }'
+    Level: Warning
+    BuildDirectory: '%s'
+...
+""" % (src, src, offset, src, offset, os.getcwd()))
+hold("fix" if "/after/" in src else "tidy")
 ''',
     "instrument": FAKE_COMMON + r'''
 args = sys.argv[1:]

@@ -161,8 +161,9 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
     ParentMap PM(FD->getBody());
+    GradGuardCache Guards(PM, Ctx);
     for (const auto &Fwd : Facts.Forwards)
-      if (!isGradDisabledAt(Fwd.Call, PM, Ctx)) {
+      if (!Guards.isDisabledAt(Fwd.Call)) {
         S.Forward = Fwd.Call;
         break;
       }
@@ -177,7 +178,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
         S.Trains = true; // a training step: its graph is wanted
         break;
       }
-      if (!S.Forward && Inner.Forward && !isGradDisabledAt(Call, PM, Ctx))
+      if (!S.Forward && Inner.Forward && !Guards.isDisabledAt(Call))
         S.Forward = Inner.Forward;
     }
     if (S.Trains)
@@ -297,7 +298,8 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
                                          SM->getExpansionLoc(compat::beginLoc(B)));
   };
-  auto Unguarded = [&](const CallExpr *Call) { return !isGradDisabledAt(Call, PM, Ctx); };
+  GradGuardCache Guards(PM, Ctx);
+  auto Unguarded = [&](const CallExpr *Call) { return !Guards.isDisabledAt(Call); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
 
   auto StartOfBodyFix = [&](Finding &F) {

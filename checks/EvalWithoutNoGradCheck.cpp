@@ -53,6 +53,7 @@ struct BodyFacts {
   llvm::SmallPtrSet<const VarDecl *, 4> TrainedVars;
   llvm::SmallVector<std::pair<const FunctionDecl *, const CallExpr *>, 8> UserCalls;
   llvm::SmallVector<std::string, 4> Names;
+  bool HasLambda = false; ///< a lambda is spelled in the body (a thread body may be one)
 };
 
 class BodyCollector : public RecursiveASTVisitor<BodyCollector> {
@@ -76,6 +77,11 @@ public:
           if (const auto *Load = dyn_cast<CallExpr>(Op->getArg(1)->IgnoreImplicit()->IgnoreParens()))
             if (isJitLoadCall(Load))
               Facts.JitLoaded[VD] = Load;
+    return true;
+  }
+
+  bool VisitLambdaExpr(LambdaExpr *) {
+    Facts.HasLambda = true;
     return true;
   }
 
@@ -249,8 +255,10 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   // Grad mode is thread-local: a forward pass in the body of a thread this
   // function starts is judged by the guards of that body alone.
   llvm::SmallPtrSet<const LambdaExpr *, 2> ThreadsReported;
+  // (Without a lambda in the body there is no thread body: no walk from each
+  // forward pass up to the root, quadratic on a long expression.)
   llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
-    const LambdaExpr *L = threadBodyLambda(Fwd.Call, PM);
+    const LambdaExpr *L = Facts.HasLambda ? threadBodyLambda(Fwd.Call, PM) : nullptr;
     if (!L)
       return false;
     const auto *LBody = dyn_cast<CompoundStmt>(L->getBody());

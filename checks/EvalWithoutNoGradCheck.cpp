@@ -55,6 +55,7 @@ struct BodyFacts {
   llvm::SmallPtrSet<const VarDecl *, 4> TrainedVars;
   llvm::SmallVector<std::pair<const FunctionDecl *, const CallExpr *>, 8> UserCalls;
   llvm::SmallVector<std::string, 4> Names;
+  bool HasLambda = false; ///< a lambda is spelled in the body (a thread body may be one)
 };
 
 class BodyCollector : public RecursiveASTVisitor<BodyCollector> {
@@ -78,6 +79,11 @@ public:
           if (const auto *Load = dyn_cast<CallExpr>(Op->getArg(1)->IgnoreImplicit()->IgnoreParens()))
             if (isJitLoadCall(Load))
               Facts.JitLoaded[VD] = Load;
+    return true;
+  }
+
+  bool VisitLambdaExpr(LambdaExpr *) {
+    Facts.HasLambda = true;
     return true;
   }
 
@@ -170,8 +176,9 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
     ParentMap PM(FD->getBody());
+    GradGuardCache Guards(PM, Ctx);
     for (const auto &Fwd : Facts.Forwards)
-      if (!isGradDisabledAt(Fwd.Call, PM, Ctx)) {
+      if (!Guards.isDisabledAt(Fwd.Call)) {
         S.Forward = Fwd.Call;
         break;
       }
@@ -199,7 +206,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
         S.Trains = true; // a training step: its graph is wanted
         break;
       }
-      if (!S.Forward && Inner.Forward && !isGradDisabledAt(Call, PM, Ctx))
+      if (!S.Forward && Inner.Forward && !Guards.isDisabledAt(Call))
         S.Forward = Inner.Forward;
     }
     if (S.Trains)
@@ -289,8 +296,10 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   // Grad mode is thread-local: a forward pass in the body of a thread this
   // function starts is judged by the guards of that body alone.
   llvm::SmallPtrSet<const LambdaExpr *, 2> ThreadsReported;
+  // (Without a lambda in the body there is no thread body: no walk from each
+  // forward pass up to the root, quadratic on a long expression.)
   llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
-    const LambdaExpr *L = threadBodyLambda(Fwd.Call, PM);
+    const LambdaExpr *L = Facts.HasLambda ? threadBodyLambda(Fwd.Call, PM) : nullptr;
     if (!L)
       return false;
     const auto *LBody = dyn_cast<CompoundStmt>(L->getBody());
@@ -338,7 +347,8 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
                                          SM->getExpansionLoc(compat::beginLoc(B)));
   };
-  auto Unguarded = [&](const CallExpr *Call) { return !isGradDisabledAt(Call, PM, Ctx); };
+  GradGuardCache Guards(PM, Ctx);
+  auto Unguarded = [&](const CallExpr *Call) { return !Guards.isDisabledAt(Call); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
 
   auto StartOfBodyFix = [&](Finding &F) {

@@ -47,17 +47,27 @@ const Expr *loadPath(const CallExpr *Call) {
   return Path;
 }
 
+/// The loads and the calls whose conditions matter: loads, and calls of
+/// functions declared outside system headers (the call graph's sites; the
+/// calls of LibTorch and the standard library never lead to a load).
 class LoadCollector : public RecursiveASTVisitor<LoadCollector> {
 public:
+  explicit LoadCollector(const SourceManager &SM) : SM(SM) {}
   llvm::SmallVector<const CallExpr *, 4> Loads;
   llvm::SmallVector<const CallExpr *, 16> Calls;
   bool shouldVisitLambdaBodies() const { return true; }
   bool VisitCallExpr(CallExpr *Call) {
-    if (loadPath(Call))
+    bool Load = loadPath(Call) != nullptr;
+    if (Load)
       Loads.push_back(Call);
-    Calls.push_back(Call);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Load || (Callee && !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()))))
+      Calls.push_back(Call);
     return true;
   }
+
+private:
+  const SourceManager &SM;
 };
 
 bool declaredWithin(const ValueDecl *VD, const Stmt *Scope, const SourceManager &SM) {
@@ -97,13 +107,8 @@ bool mayVary(const Stmt *E, const Stmt *Scope, bool ParamsVary, const SourceMana
   return false;
 }
 
-/// True when \p Loop may stop after one iteration on purpose (a retry loop, a
-/// search): a try statement around \p S inside the loop, or a break, return or
-/// goto in the loop body that leaves the loop.
-bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM) {
-  for (const Stmt *P = PM.getParent(S); P && P != Loop; P = PM.getParent(P))
-    if (isa<CXXTryStmt>(P))
-      return true;
+/// True when a break, return, goto or throw in \p Loop's body leaves it.
+bool loopMayLeave(const Stmt *Loop) {
   llvm::SmallVector<std::pair<const Stmt *, bool>, 16> Work{{loopBody(Loop), false}};
   while (!Work.empty()) {
     auto [Cur, Nested] = Work.pop_back_val();
@@ -196,6 +201,21 @@ bool keptPerIteration(const CallExpr *Load, const Expr *Path, const Stmt *Loop, 
   return false;
 }
 
+
+/// True when \p Loop may stop after one iteration on purpose (a retry loop, a
+/// search): a try statement around \p S inside the loop, or a break, return or
+/// goto in the loop body that leaves the loop (memoised per loop in
+/// \p Leaves: one walk of each loop body, not one per call).
+bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM,
+                llvm::DenseMap<const Stmt *, bool> &Leaves) {
+  for (const Stmt *P = PM.getParent(S); P && P != Loop; P = PM.getParent(P))
+    if (isa<CXXTryStmt>(P))
+      return true;
+  auto [It, New] = Leaves.try_emplace(Loop, false);
+  if (New)
+    It->second = loopMayLeave(Loop);
+  return It->second;
+}
 } // namespace
 
 LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context)
@@ -218,9 +238,12 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   Graph.collect(FD, Body, Ctx);
-  LoadCollector Collector;
+  LoadCollector Collector(SM);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Collector.Calls.empty())
+    return;
   ParentMap PM(const_cast<Stmt *>(Body));
+  llvm::DenseMap<const Stmt *, bool> Leaves;
 
   // Calls that run only sometimes in their loop (or their function): a chain
   // of calls through them does not load on every iteration.
@@ -228,7 +251,7 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     const Stmt *Scope = Loop ? Loop : CodeBody;
-    if (isConditionalWithin(Call, Scope, PM) || (Loop && mayRunOnce(Call, Loop, PM)))
+    if (isConditionalWithin(Call, Scope, PM) || (Loop && mayRunOnce(Call, Loop, PM, Leaves)))
       ConditionalCalls.insert(Call);
   }
 

@@ -269,10 +269,11 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
       if (EvalNameRegex.match(Word))
         ByName = true;
   ParentMap PM(const_cast<CompoundStmt *>(Body));
+  GradGuardCache Guards(PM, Ctx);
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
 
   for (const CallExpr *Forward : F.Forwards) {
-    if (!ByName && !isGradDisabledAt(Forward, PM, Ctx))
+    if (!ByName && !Guards.isDisabledAt(Forward))
       continue;
     const Expr *ObjExpr = forwardCallObject(Forward);
     const ValueDecl *Object = ObjExpr ? storageOf(ObjExpr) : nullptr;

@@ -304,10 +304,9 @@ const ExecutionOrder &FunctionFacts::order() const {
 }
 
 bool FunctionFacts::isGuarded(const Stmt *S) const {
-  auto [It, Inserted] = Guarded.try_emplace(S, false);
-  if (Inserted)
-    It->second = isGradDisabledAt(S, parents(), Ctx);
-  return It->second;
+  if (!Guards)
+    Guards = std::make_unique<GradGuardCache>(parents(), Ctx);
+  return Guards->isDisabledAt(S);
 }
 
 // ---- the context ------------------------------------------------------------

@@ -48,6 +48,7 @@
 
 #include "CallGraph.h"
 #include "ExecutionOrder.h"
+#include "GradGuards.h"
 #include "History.h"
 #include "SummaryModel.h"
 
@@ -136,7 +137,7 @@ private:
   std::vector<Fact> Facts;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
-  mutable llvm::DenseMap<const Stmt *, bool> Guarded;
+  mutable std::unique_ptr<GradGuardCache> Guards;
 };
 
 /// The variable, parameter or data member (of `this`) \p E names, looking

@@ -104,8 +104,9 @@ void CallGraph::collect(const FunctionDecl *Caller, const Stmt *Body, ASTContext
     return;
   Memo.clear();
   ParentMap PM(const_cast<Stmt *>(Body));
+  GradGuardCache Guards(PM, Ctx);
   for (const auto &[Call, Callee] : F.Found) {
-    bool Guarded = isGradDisabledAt(Call, PM, Ctx) || lambdaRunsUnderGuard(Call, PM, Ctx);
+    bool Guarded = Guards.isDisabledAt(Call) || lambdaRunsUnderGuard(Call, PM, Ctx);
     const Stmt *Loop = enclosingLoop(Call, PM, Body);
     Sites.push_back({Call, CallerKey, Guarded, Loop != nullptr, Loop, isVirtualDispatch(Call)});
     ByCallee[Callee].push_back(&Sites.back());

@@ -89,6 +89,40 @@ bool isGradDisabledAt(const Stmt *S, const ParentMap &PM, const ASTContext &Ctx)
   return false;
 }
 
+GradEffect GradGuardCache::effectBefore(const CompoundStmt *Block, const Stmt *Child) {
+  if (Scanned.try_emplace(Block, true).second) {
+    GradEffect Last = GradEffect::None;
+    for (const Stmt *Sibling : Block->body()) {
+      Before.try_emplace(Sibling, Last);
+      if (GradEffect E = statementGradEffect(Sibling, Ctx); E != GradEffect::None)
+        Last = E;
+    }
+  }
+  return Before.lookup(Child);
+}
+
+bool GradGuardCache::isDisabledAt(const Stmt *S) {
+  llvm::SmallVector<const Stmt *, 16> Path;
+  bool Result = false;
+  for (const Stmt *Cur = S; Cur;) {
+    if (auto It = Answers.find(Cur); It != Answers.end()) {
+      Result = It->second;
+      break;
+    }
+    Path.push_back(Cur);
+    const Stmt *Parent = PM.getParent(Cur);
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent))
+      if (GradEffect E = effectBefore(Block, Cur); E != GradEffect::None) {
+        Result = E != GradEffect::Enables;
+        break;
+      }
+    Cur = Parent;
+  }
+  for (const Stmt *P : Path)
+    Answers[P] = Result;
+  return Result;
+}
+
 static bool containsGradDisableImpl(const Stmt *S, const ASTContext &Ctx) {
   if (!S)
     return false;

@@ -12,6 +12,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace clang::tidy::torch_check {
 
@@ -35,6 +36,29 @@ GradEffect statementGradEffect(const Stmt *S, const ASTContext &Ctx);
 /// set_enabled call that precedes \p S decides. A guard with a non-constant
 /// argument counts as off: when unsure, checks stay silent.
 bool isGradDisabledAt(const Stmt *S, const ParentMap &PM, const ASTContext &Ctx);
+
+/// isGradDisabledAt for the statements of one body, memoised: a statement's
+/// answer comes from its parent's (or from the guards before it in its block),
+/// and each block's statements are classified once. Asking about every node of
+/// a body costs one pass over it, where asking isGradDisabledAt of each node
+/// walks up to the root and along every enclosing block each time (quadratic
+/// on a 4,000-term expression or a block of thousands of statements).
+class GradGuardCache {
+public:
+  GradGuardCache(const ParentMap &PM, const ASTContext &Ctx) : PM(PM), Ctx(Ctx) {}
+  /// Same answer as isGradDisabledAt(S, PM, Ctx).
+  bool isDisabledAt(const Stmt *S);
+
+private:
+  /// The last effect among the statements of \p Block before \p Child.
+  GradEffect effectBefore(const CompoundStmt *Block, const Stmt *Child);
+
+  const ParentMap &PM;
+  const ASTContext &Ctx;
+  llvm::DenseMap<const Stmt *, bool> Answers;
+  llvm::DenseMap<const Stmt *, GradEffect> Before;
+  llvm::DenseMap<const CompoundStmt *, bool> Scanned;
+};
 
 /// True when \p Body contains a guard or set_enabled(false) anywhere.
 bool containsGradDisable(const Stmt *Body, const ASTContext &Ctx);

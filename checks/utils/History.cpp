@@ -435,12 +435,9 @@ HistoryAnalysis::HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunct
 }
 
 bool HistoryAnalysis::isGuarded(const Stmt *S) const {
-  auto It = Guarded.find(S);
-  if (It != Guarded.end())
-    return It->second;
-  bool G = isGradDisabledAt(S, *PM, Ctx);
-  Guarded[S] = G;
-  return G;
+  if (!Guards)
+    Guards = std::make_unique<GradGuardCache>(*PM, Ctx);
+  return Guards->isDisabledAt(S);
 }
 
 const Expr *HistoryAnalysis::historySource(const Expr *E) const {

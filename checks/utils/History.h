@@ -47,6 +47,7 @@
 #define LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
 
 #include "CallGraph.h"
+#include "GradGuards.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -254,7 +255,7 @@ private:
   llvm::SmallVector<const Expr *, 4> Returns;
   llvm::DenseMap<const ValueDecl *, const Expr *> VarSources;
   mutable llvm::DenseMap<const Expr *, const Expr *> ExprSources;
-  mutable llvm::DenseMap<const Stmt *, bool> Guarded;
+  mutable std::unique_ptr<GradGuardCache> Guards;
   mutable llvm::DenseMap<const ValueDecl *, std::unique_ptr<llvm::SmallPtrSet<const ValueDecl *, 8>>>
       FlowSets;
 };

@@ -19,6 +19,8 @@
 
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <memory>
+#include <vector>
 
 namespace clang::tidy::torch_check {
 
@@ -35,19 +37,38 @@ bool isAnalyzedUserFunction(const FunctionDecl &FD);
 void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
                          llvm::function_ref<void(const FunctionDecl *)> Visit);
 
+/// The user's function definitions of one translation unit
+/// (forEachUserFunction), listed on first use and shared by the top-level
+/// matchers of every check: one walk of the declarations per translation unit,
+/// not one per check.
+class UserFunctionList {
+public:
+  const std::vector<const FunctionDecl *> &get(const TranslationUnitDecl &TU,
+                                               const SourceManager &SM);
+
+private:
+  const TranslationUnitDecl *For = nullptr;
+  std::vector<const FunctionDecl *> Functions;
+};
+
+/// The list the matchers built now share. The checks of a translation unit,
+/// their matchers and so the list live as long as that unit's analysis: the
+/// next unit's matchers get a new one.
+std::shared_ptr<UserFunctionList> sharedUserFunctionList();
+
 namespace matchers {
 /// Matches the translation unit once and binds \p Id to each of the user's
 /// function definitions (one match, so one check() call, per function).
-AST_MATCHER_P(TranslationUnitDecl, forEachUserFunctionDefinition, std::string, Id) {
+AST_MATCHER_P2(TranslationUnitDecl, forEachUserFunctionDefinition, std::string, Id,
+               std::shared_ptr<UserFunctionList>, List) {
   ast_matchers::internal::BoundNodesTreeBuilder Result;
   bool Matched = false;
-  forEachUserFunction(&Node, Finder->getASTContext().getSourceManager(),
-                      [&](const FunctionDecl *FD) {
-                        ast_matchers::internal::BoundNodesTreeBuilder Match(*Builder);
-                        Match.setBinding(Id, DynTypedNode::create(*FD));
-                        Result.addMatch(Match);
-                        Matched = true;
-                      });
+  for (const FunctionDecl *FD : List->get(Node, Finder->getASTContext().getSourceManager())) {
+    ast_matchers::internal::BoundNodesTreeBuilder Match(*Builder);
+    Match.setBinding(Id, DynTypedNode::create(*FD));
+    Result.addMatch(Match);
+    Matched = true;
+  }
   *Builder = std::move(Result);
   return Matched;
 }
@@ -55,7 +76,8 @@ AST_MATCHER_P(TranslationUnitDecl, forEachUserFunctionDefinition, std::string, I
 /// The top-level matcher of every check: each user function definition,
 /// bound to \p Id as a FunctionDecl.
 inline ast_matchers::internal::BindableMatcher<Decl> userFunctionDefinitions(llvm::StringRef Id) {
-  return ast_matchers::translationUnitDecl(forEachUserFunctionDefinition(Id.str()));
+  return ast_matchers::translationUnitDecl(
+      forEachUserFunctionDefinition(Id.str(), sharedUserFunctionList()));
 }
 } // namespace matchers
 

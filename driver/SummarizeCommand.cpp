@@ -13,6 +13,7 @@
 #include "Analysis.h"
 #include "AnalysisFlags.h"
 #include "AnalyzeCommand.h"
+#include "AtomicWrite.h"
 #include "Fixes.h"
 #include "Toolchain.h"
 

@@ -5,8 +5,10 @@
 #   BUILD_DIR=build                 build directory
 #   LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS="22"   also build the plugin and the
 #                                   command for these versions, each in
-#                                   build-<N>/ (no runtime, no examples: those
-#                                   do not depend on LLVM and are built once)
+#                                   build-<N>/ (no runtime, no examples, no
+#                                   precompiled LibTorch header of the
+#                                   end-to-end tests: those do not depend on
+#                                   LLVM and are built once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
@@ -66,7 +68,7 @@ for v in $EXTRA_V; do
   [ "$v" = "$LLVM_V" ] && continue
   mkdir -p "build-$v"
   cmake -S . -B "build-$v" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DLIBTORCH_TIDY_LLVM_VERSION="$v" \
-    -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF \
+    -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF -DLIBTORCH_TIDY_TORCH_PCH=OFF \
     ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"build-$v/configure.log" 2>&1 \
     || { cat "build-$v/configure.log"; exit 1; }
   cmake --build "build-$v" -j"$(nproc)"

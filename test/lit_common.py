@@ -35,6 +35,17 @@ def configure(config, lit_config, suffixes):
     config.substitutions.append(("%buildroot", q(config.build_root)))
     config.substitutions.append(("%torch_cxxflags", config.torch_cxxflags))
     config.substitutions.append(("%torch_ldflags", config.torch_ldflags))
+    # The precompiled <torch/torch.h> (test/CMakeLists.txt): forced in before
+    # the program, where GCC takes its .gch instead of parsing the headers;
+    # without it the same wrapper header is parsed as text (same result,
+    # slower). Feature "torch-pch" once the .gch is there.
+    pch = getattr(config, "torch_pch", "")
+    if pch and os.path.exists(pch):
+        config.substitutions.append(("%torch_pch", "-include %s -Winvalid-pch" % q(pch)))
+        if os.path.exists(pch + ".gch"):
+            config.available_features.add("torch-pch")
+    else:
+        config.substitutions.append(("%torch_pch", ""))
     # The runtime companion (runtime/), for programs that mark iterations with
     # LIBTORCH_TIDY_ITERATION; feature "runtime" once its library is built.
     runtime_libdir = os.path.join(config.build_root, "lib")

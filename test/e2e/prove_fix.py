@@ -7,7 +7,7 @@ linked, runs both with LIBTORCH_TIDY_MAX_ITERATIONS, reads the runtime's JSON
 reports and compares the probed loops.
 
   prove_fix.py --original examples/x.cpp --check torch-foo --clang-tidy ... --plugin ... \
-               --cxx c++ --cxxflags "..." --ldflags "..." --workdir /tmp/w
+               --cxx c++ --cxxflags "..." --ldflags "..." [--compile-flags "..."] --workdir /tmp/w
   prove_fix.py --original examples/x.cpp --fixed examples/fixed/x.cpp --cxx ... (no LLVM needed)
   prove_fix.py --pair NAME:BEFORE_BINARY:AFTER_BINARY[:EXPECT] ...   (prebuilt programs)
 
@@ -51,7 +51,8 @@ def apply_fix(args, fixed):
 def compile_both(args, sources):
     procs = []
     for src, out in sources:
-        cmd = [args.cxx] + shlex.split(args.cxxflags) + [src, "-o", out] + shlex.split(args.ldflags)
+        cmd = ([args.cxx] + shlex.split(args.compile_flags) + shlex.split(args.cxxflags) + [src, "-o", out]
+               + shlex.split(args.ldflags))
         procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
     for cmd, p in procs:
         out, _ = p.communicate(timeout=900)
@@ -214,6 +215,9 @@ def main():
     p.add_argument("--cxx", default="c++")
     p.add_argument("--cxxflags", default="")
     p.add_argument("--ldflags", default="")
+    p.add_argument("--compile-flags", dest="compile_flags", default="",
+                   help="flags for the compiler alone, before --cxxflags (not for clang-tidy): "
+                        "e.g. a precompiled header's -include")
     p.add_argument("--workdir")
     p.add_argument("--pair", action="append", default=[], help="NAME:BEFORE_BINARY:AFTER_BINARY[:EXPECT]")
     p.add_argument("--iterations", type=int, default=50)

@@ -57,6 +57,15 @@ done
 if [ "${LIBTORCH_TIDY_SKIP_FUZZ:-0}" != 1 ]; then
   step "fuzz.sh (10000 inputs per target)" env FUZZ_RUNS="${FUZZ_RUNS:-10000}" bash scripts/fuzz.sh
 fi
+# The command and the scope module built with ASan and UBSan (build-asan/,
+# GCC) over the driver's lit suite, the plain plugin of build/ loaded beside
+# them (docs/sanitizers.md: about 4 min of CPU, the build most of it); a
+# sanitizer report fails it. scripts/sanitize.sh alone also sanitizes the
+# plugin and runs the checks' suite and a corpus. LIBTORCH_TIDY_SKIP_SANITIZE=1
+# skips it.
+if [ "${LIBTORCH_TIDY_SKIP_SANITIZE:-0}" != 1 ]; then
+  step "sanitize.sh (CI subset)" env SANITIZE_SUBSET=ci BUILD_DIR="$BUILD_DIR" bash scripts/sanitize.sh
+fi
 # The runtime companion against LibTorch 2.x from the PyPI torch wheel (about
 # 2-3 minutes on 2 cores once the 540 MB wheel is cached in .whl/; see
 # docs/runtime.md). LIBTORCH_TIDY_SKIP_TORCH2=1 skips it.

@@ -51,7 +51,7 @@ static const CXXRecordDecl *classOf(const Expr *E) {
 // one of the pool's threads.
 static bool isPoolSubmit(StringRef Name) {
   return llvm::is_contained({"enqueue", "submit", "submit_task", "detach_task", "push", "push_task", "post",
-                             "run", "execute", "add", "add_task", "schedule", "spawn", "async"},
+                             "run", "execute", "add", "add_task", "schedule", "spawn", "async", "commit"},
                             Name);
 }
 

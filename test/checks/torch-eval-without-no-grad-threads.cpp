@@ -12,6 +12,7 @@
 class ThreadPool {
 public:
   template <class F> std::future<void> enqueue(F &&f) { return std::async(std::launch::deferred, f); }
+  template <class F> std::future<void> commit(F &&f) { return std::async(std::launch::deferred, f); }
 };
 namespace BS {
 class thread_pool {
@@ -113,6 +114,17 @@ void infer_asio(Net &net, torch::Tensor x) {
 }
 // CHECK-FIXES: {{^}}  boost::asio::post(pool, [&] { torch::NoGradGuard no_grad; net->forward(x); });{{$}}
 
+// A pool whose submit member is named commit (a common hand-written ThreadPool).
+float evaluate_commit(Net &net, ThreadPool &pool, torch::Tensor x) {
+  auto f = pool.commit([&] { net->forward(x); });
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: forward pass on a thread started by evaluation code
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: 'evaluate_commit' is evaluation code by its name
+  // CHECK-MESSAGES: :[[@LINE-3]]:24: note: the thread body starts here
+  f.get();
+  return 0;
+}
+// CHECK-FIXES: {{^}}  auto f = pool.commit([&] { torch::NoGradGuard no_grad; net->forward(x); });{{$}}
+
 // --- Look-alikes that must stay silent --------------------------------------------
 
 // at::launch carries the caller's grad mode (LibTorch's ThreadLocalState) to the task.
@@ -138,6 +150,7 @@ void serve_pool_guarded(Net &net, ThreadPool &pool, torch::Tensor x) {
   });
   pool.enqueue([&] { net->forward(x).sum().backward(); });
 }
+
 
 // The thread body holds its own guard.
 void serve_guarded(Net &net, torch::Tensor x) {

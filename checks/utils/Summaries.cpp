@@ -151,6 +151,21 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   }
 };
 
+/// What a call of a function summarised as \p Callee adds to its caller's
+/// summary \p S: each effect one level deeper; the unguarded forward pass
+/// only when the call itself is not under a guard (\p CallGuarded).
+void absorbCallee(FunctionSummary &S, const FunctionSummary &Callee, bool CallGuarded) {
+  if (!CallGuarded)
+    lowerLevel(S.UnguardedForward, deeperLevel(Callee.UnguardedForward));
+  lowerLevel(S.Forward, deeperLevel(Callee.Forward));
+  lowerLevel(S.Backward, deeperLevel(Callee.Backward));
+  lowerLevel(S.Step, deeperLevel(Callee.Step));
+  lowerLevel(S.ZeroGrad, deeperLevel(Callee.ZeroGrad));
+  lowerLevel(S.Train, deeperLevel(Callee.Train));
+  lowerLevel(S.Eval, deeperLevel(Callee.Eval));
+  lowerLevel(S.Sync, deeperLevel(Callee.Sync));
+}
+
 bool containsStmt(const Stmt *S, const Stmt *Target) {
   if (!S)
     return false;
@@ -271,15 +286,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         const FunctionSummary *CS = lookup(Fc.Callee);
         if (!CS)
           break;
-        if (!F.isGuarded(Fc.S))
-          lowerLevel(S.UnguardedForward, deeperLevel(CS->UnguardedForward));
-        lowerLevel(S.Forward, deeperLevel(CS->Forward));
-        lowerLevel(S.Backward, deeperLevel(CS->Backward));
-        lowerLevel(S.Step, deeperLevel(CS->Step));
-        lowerLevel(S.ZeroGrad, deeperLevel(CS->ZeroGrad));
-        lowerLevel(S.Train, deeperLevel(CS->Train));
-        lowerLevel(S.Eval, deeperLevel(CS->Eval));
-        lowerLevel(S.Sync, deeperLevel(CS->Sync));
+        absorbCallee(S, *CS, F.isGuarded(Fc.S));
         const auto *Call = cast<CallExpr>(Fc.S);
         for (unsigned J = 0; J < CS->Params.size(); ++J) {
           const Expr *Arg = argumentFor(Call, J);
@@ -306,15 +313,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     for (const auto &[Call, Callee] : Flows.External) {
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
-          if (!F.isGuarded(Call))
-            lowerLevel(S.UnguardedForward, deeperLevel(CS->UnguardedForward));
-          lowerLevel(S.Forward, deeperLevel(CS->Forward));
-          lowerLevel(S.Backward, deeperLevel(CS->Backward));
-          lowerLevel(S.Step, deeperLevel(CS->Step));
-          lowerLevel(S.ZeroGrad, deeperLevel(CS->ZeroGrad));
-          lowerLevel(S.Train, deeperLevel(CS->Train));
-          lowerLevel(S.Eval, deeperLevel(CS->Eval));
-          lowerLevel(S.Sync, deeperLevel(CS->Sync));
+          absorbCallee(S, *CS, F.isGuarded(Call));
         }
       // The variables computed from the call's result (flow-insensitive).
       llvm::SmallPtrSet<const ValueDecl *, 8> Derived;

@@ -67,6 +67,13 @@ void installInterruptHandlers() {
 
 int interruptSignal() { return Interrupt; }
 
+std::error_code createTempFileIn(llvm::StringRef Dir, llvm::StringRef Prefix, llvm::StringRef Ext,
+                                 llvm::SmallVectorImpl<char> &Path) {
+  if (Dir.empty())
+    return llvm::sys::fs::createTemporaryFile(Prefix, Ext, Path);
+  return llvm::sys::fs::createUniqueFile(Dir + "/" + Prefix + "-%%%%%%." + Ext, Path);
+}
+
 ProcessResult runProcess(llvm::StringRef ProgramName, llvm::ArrayRef<std::string> Args,
                          const ProcessOptions &O) {
   ProcessResult R;
@@ -91,11 +98,7 @@ ProcessResult runProcess(llvm::StringRef ProgramName, llvm::ArrayRef<std::string
     return R;
   }
   llvm::SmallString<256> OutFile;
-  std::error_code EC =
-      O.OutputDir.empty()
-          ? llvm::sys::fs::createTemporaryFile("libtorch-tidy", "out", OutFile)
-          : llvm::sys::fs::createUniqueFile(O.OutputDir + "/process-%%%%%%.log", OutFile);
-  if (EC) {
+  if (std::error_code EC = createTempFileIn(O.OutputDir, "libtorch-tidy-process", "log", OutFile)) {
     R.Error = "cannot create a temporary file: " + EC.message();
     return R;
   }

@@ -20,8 +20,10 @@
 #define LIBTORCH_TIDY_DRIVER_PROCESS_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,12 @@ inline ProcessResult runProcess(llvm::StringRef Program, llvm::ArrayRef<std::str
   O.TimeoutSeconds = TimeoutSeconds;
   return runProcess(Program, Args, O);
 }
+
+/// Creates a new file for a run's temporary output: in \p Dir when it is not
+/// empty (named <Prefix>-XXXXXX.<Ext>), else in the system's temporary
+/// directory; its path goes to \p Path.
+std::error_code createTempFileIn(llvm::StringRef Dir, llvm::StringRef Prefix, llvm::StringRef Ext,
+                                 llvm::SmallVectorImpl<char> &Path);
 
 /// Installs the SIGINT/SIGTERM/SIGHUP handlers (once).
 void installInterruptHandlers();

@@ -188,11 +188,7 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
   auto Start = std::chrono::steady_clock::now();
   TidyResult Result;
   llvm::SmallString<128> Yaml;
-  std::error_code TempEC =
-      Options.TempDir.empty()
-          ? llvm::sys::fs::createTemporaryFile("libtorch-tidy-fixes", "yaml", Yaml)
-          : llvm::sys::fs::createUniqueFile(Options.TempDir + "/fixes-%%%%%%.yaml", Yaml);
-  if (auto EC = TempEC) {
+  if (std::error_code EC = createTempFileIn(Options.TempDir, "libtorch-tidy-fixes", "yaml", Yaml)) {
     Result.Failed = true;
     Result.Error = "cannot create a temporary file: " + EC.message();
     return Result;
@@ -231,8 +227,8 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     if (!Options.Summaries.empty())
       Config += "TorchSummaries: " + Quote(Options.Summaries);
     if (Options.WriteSummaries) {
-      if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-summaries", "json",
-                                                       SummariesOut)) {
+      if (std::error_code EC =
+              createTempFileIn(Options.TempDir, "libtorch-tidy-summaries", "json", SummariesOut)) {
         Result.Failed = true;
         Result.Error = "cannot create a temporary file: " + EC.message();
         return Result;

@@ -178,28 +178,22 @@ llvm::json::Value SummaryDocument::toJSON() const {
 std::string SummaryDocument::toText() const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  OS << "{\"version\": " << SummaryFormatVersion << ",\n\"functions\": [";
-  bool First = true;
-  for (const auto &[USR, S] : Functions) {
-    OS << (First ? "\n" : ",\n") << torch_check::toJSON(S);
-    First = false;
-  }
-  OS << "],\n\"resultReachesBackward\": [";
-  First = true;
-  for (const std::string &USR : ResultReachesBackward) {
-    OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
-    First = false;
-  }
-  OS << "]";
-  if (!Uses.empty()) {
-    OS << ",\n\"uses\": [";
-    First = true;
-    for (const std::string &USR : Uses) {
-      OS << (First ? "\n" : ",\n") << llvm::json::Value(USR);
+  // One element per line.
+  auto Array = [&OS](llvm::StringRef Key, const auto &Items, auto ToJSON) {
+    OS << ",\n\"" << Key << "\": [";
+    bool First = true;
+    for (const auto &Item : Items) {
+      OS << (First ? "\n" : ",\n") << ToJSON(Item);
       First = false;
     }
     OS << "]";
-  }
+  };
+  auto USRValue = [](const std::string &USR) { return llvm::json::Value(USR); };
+  OS << "{\"version\": " << SummaryFormatVersion;
+  Array("functions", Functions, [](const auto &Entry) { return torch_check::toJSON(Entry.second); });
+  Array("resultReachesBackward", ResultReachesBackward, USRValue);
+  if (!Uses.empty())
+    Array("uses", Uses, USRValue);
   OS << "}\n";
   return Out;
 }

@@ -18,16 +18,21 @@ cl::OptionCategory &driverCategory() {
   return Category;
 }
 
-AnalysisOptions AnalysisFlags::options(const std::string &Cwd, const std::string &Tidy,
-                                       const std::string &PluginPath) const {
+llvm::Expected<AnalysisOptions> AnalysisFlags::options(const std::string &Cwd) const {
+  auto PluginPath = findPlugin(Plugin);
+  if (!PluginPath)
+    return PluginPath.takeError();
+  auto Tidy = findClangTidy(ClangTidy);
+  if (!Tidy)
+    return Tidy.takeError();
   AnalysisOptions O;
   O.Cwd = Cwd;
   O.BuildDir = BuildDir;
   O.Paths.assign(Paths.begin(), Paths.end());
   O.Jobs = Jobs;
   O.All = All;
-  O.Tidy.ClangTidy = Tidy;
-  O.Tidy.Plugin = PluginPath;
+  O.Tidy.ClangTidy = *Tidy;
+  O.Tidy.Plugin = *PluginPath;
   O.Tidy.Checks = Checks;
   O.Tidy.HeaderFilter = HeaderFilter;
   O.Tidy.ConfigFile = ConfigFile;

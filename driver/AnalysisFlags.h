@@ -83,9 +83,10 @@ struct AnalysisFlags {
                                                   "$CI_NODE_INDEX/$CI_NODE_TOTAL when set)"),
                                    llvm::cl::value_desc("I/N"), llvm::cl::cat(driverCategory())};
 
-  /// The analysis these options ask for, with the tools already found.
-  AnalysisOptions options(const std::string &Cwd, const std::string &ClangTidy,
-                          const std::string &Plugin) const;
+  /// The analysis these options ask for, run from \p Cwd, with the plugin and
+  /// the clang-tidy to load it found (--plugin, --clang-tidy, else their
+  /// defaults); an error when either is missing.
+  llvm::Expected<AnalysisOptions> options(const std::string &Cwd) const;
 };
 
 /// Parses the command line (Argv[0] the program); a usage error as one line.

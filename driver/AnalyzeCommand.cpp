@@ -145,15 +145,15 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     return ExitClean;
   }
 
-  auto Plugin = findPlugin(Opt.Plugin);
-  if (!Plugin)
-    return fail(Plugin.takeError());
-  auto Tidy = findClangTidy(Opt.ClangTidy);
-  if (!Tidy)
-    return fail(Tidy.takeError());
+  auto Requested = Opt.options(Cwd);
+  if (!Requested)
+    return fail(Requested.takeError());
+  AnalysisOptions AOpt = std::move(*Requested);
+  // Kept apart: the options move into the plan below.
+  const std::string Tidy = AOpt.Tidy.ClangTidy, Plugin = AOpt.Tidy.Plugin;
 
   if (Opt.ListChecks) {
-    auto Checks = registeredChecks(*Tidy, *Plugin);
+    auto Checks = registeredChecks(Tidy, Plugin);
     if (!Checks)
       return fail(Checks.takeError());
     std::string Docs = findDocsDir();
@@ -185,7 +185,6 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     Accepted = std::move(*B);
   }
 
-  AnalysisOptions AOpt = Opt.options(Cwd, *Tidy, *Plugin);
   std::string TemporarySummaries;
   auto RemoveTemporary = llvm::make_scope_exit([&] {
     if (!TemporarySummaries.empty())
@@ -266,7 +265,7 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   Ctx.Shard = APlan.ShardReport;
   if (*Format == ReportFormat::Sarif) {
     std::string Docs = findDocsDir();
-    if (auto Checks = registeredChecks(*Tidy, *Plugin))
+    if (auto Checks = registeredChecks(Tidy, Plugin))
       for (const std::string &C : *Checks)
         Ctx.Checks.push_back(checkInfo(C, Docs));
     else

@@ -757,13 +757,10 @@ int runReviewCommand(int Argc, const char **Argv) {
   }
 
   // The analysis, always of the change.
-  auto Plugin = findPlugin(Opt.Plugin);
-  if (!Plugin)
-    return fail(Plugin.takeError());
-  auto Tidy = findClangTidy(Opt.ClangTidy);
-  if (!Tidy)
-    return fail(Tidy.takeError());
-  AnalysisOptions AOpt = Opt.options(Cwd, *Tidy, *Plugin);
+  auto Found = Opt.options(Cwd);
+  if (!Found)
+    return fail(Found.takeError());
+  AnalysisOptions AOpt = std::move(*Found);
   if (!AOpt.Diff) {
     // The pull request's base: its merge base with the head.
     std::string MergeBase = BaseRev.empty() ? "" : gitOutput({"merge-base", BaseRev, "HEAD"});

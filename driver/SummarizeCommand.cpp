@@ -45,14 +45,11 @@ int runSummarizeCommand(int Argc, const char **Argv) {
     return fail(*Error);
   if (Opt.Output.empty())
     return fail("summarize: -o FILE is required");
-  auto Plugin = findPlugin(Opt.Plugin);
-  if (!Plugin)
-    return fail(Plugin.takeError());
-  auto Tidy = findClangTidy(Opt.ClangTidy);
-  if (!Tidy)
-    return fail(Tidy.takeError());
   const std::string Cwd = currentDir();
-  auto Pass = summarizeProject(Opt.options(Cwd, *Tidy, *Plugin));
+  auto AOpt = Opt.options(Cwd);
+  if (!AOpt)
+    return fail(AOpt.takeError());
+  auto Pass = summarizeProject(*AOpt);
   if (!Pass)
     return fail(Pass.takeError());
   if (auto E = writeFileAtomically(makeAbsolute(Opt.Output), Pass->Linked.toText()))

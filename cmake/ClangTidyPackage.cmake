@@ -11,6 +11,8 @@ file(RELATIVE_PATH _ltt_cfg_plugin ${CMAKE_INSTALL_FULL_LIBDIR}/cmake/LibTorchTi
      ${CMAKE_INSTALL_FULL_LIBDIR}/LibTorchTidy.so)
 file(RELATIVE_PATH _ltt_cfg_scope ${CMAKE_INSTALL_FULL_LIBDIR}/cmake/LibTorchTidy
      ${CMAKE_INSTALL_FULL_LIBDIR}/LibTorchTidyScope.so)
+file(RELATIVE_PATH _ltt_cfg_driver ${CMAKE_INSTALL_FULL_LIBDIR}/cmake/LibTorchTidy
+     ${CMAKE_INSTALL_FULL_BINDIR}/libtorch-tidy)
 configure_file(cmake/LibTorchTidyConfig.cmake.in
                ${CMAKE_BINARY_DIR}/cmake/install/LibTorchTidyConfig.cmake @ONLY)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/LibTorchTidy/LibTorchTidyConfigVersion.cmake
@@ -23,5 +25,6 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/install/LibTorchTidyConfig.cmake
 set(_ltt_builddir ${CMAKE_BINARY_DIR}/cmake/LibTorchTidy)
 file(RELATIVE_PATH _ltt_cfg_plugin ${_ltt_builddir} ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/LibTorchTidy.so)
 file(RELATIVE_PATH _ltt_cfg_scope ${_ltt_builddir} ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/LibTorchTidyScope.so)
+file(RELATIVE_PATH _ltt_cfg_driver ${_ltt_builddir} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/libtorch-tidy)
 configure_file(cmake/LibTorchTidyConfig.cmake.in ${_ltt_builddir}/LibTorchTidyConfig.cmake @ONLY)
 configure_file(cmake/LibTorchTidyFunctions.cmake ${_ltt_builddir}/LibTorchTidyFunctions.cmake COPYONLY)

@@ -1,4 +1,4 @@
-# libtorch_tidy_enable(<target> [CHECKS <glob>...] [WARNINGS_AS_ERRORS]
+# libtorch_tidy_enable(<target> [CHECKS <glob>...] [WARNINGS_AS_ERRORS] [NO_PCH]
 #                      [CONFIG_FILE <file>] [HEADER_FILTER <regex>] [EXTRA_ARGS <arg>...])
 #
 # Runs the torch- checks on every C++ source of <target> as part of its build:
@@ -8,6 +8,14 @@
 # command line. Findings appear in the build output; with WARNINGS_AS_ERRORS a
 # finding fails that compile, and so the build.
 #
+# clang-tidy runs through `libtorch-tidy tidy`, which gives it one precompiled
+# LibTorch header per set of flags, built once for the whole build under
+# <build>/.libtorch-tidy-cache/pch: the checks then add the parse of the
+# user's code to each compile, not a second parse of <torch/torch.h>. Output and
+# exit status are clang-tidy's; a file the header does not fit is parsed as
+# usual (docs/ci.md).
+#
+#   NO_PCH         run clang-tidy directly, without the shared header
 #   CHECKS         check globs enabled after '-*' (default: torch-*); add other
 #                  clang-tidy checks here, e.g. CHECKS torch-* bugprone-*
 #   WARNINGS_AS_ERRORS  the enabled checks' findings are errors
@@ -19,7 +27,7 @@
 # Distributed compilers and launchers that run CMake's clang-tidy step (CMake
 # runs it through `cmake -E __run_co_compile`) run the checks the same way.
 function(libtorch_tidy_enable target)
-  cmake_parse_arguments(PARSE_ARGV 1 _ltt "WARNINGS_AS_ERRORS" "CONFIG_FILE;HEADER_FILTER"
+  cmake_parse_arguments(PARSE_ARGV 1 _ltt "WARNINGS_AS_ERRORS;NO_PCH" "CONFIG_FILE;HEADER_FILTER"
                         "CHECKS;EXTRA_ARGS")
   if(_ltt_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "libtorch_tidy_enable: unknown arguments: ${_ltt_UNPARSED_ARGUMENTS}")
@@ -41,7 +49,13 @@ function(libtorch_tidy_enable target)
     set(_ltt_checks "torch-*")
   endif()
   list(JOIN _ltt_checks "," _ltt_globs)
-  set(_ltt_cmd "${LIBTORCH_TIDY_CLANG_TIDY}" "--load=${LIBTORCH_TIDY_PLUGIN}")
+  if(NOT _ltt_NO_PCH AND LIBTORCH_TIDY_DRIVER AND EXISTS "${LIBTORCH_TIDY_DRIVER}")
+    set(_ltt_cmd "${LIBTORCH_TIDY_DRIVER}" tidy "--clang-tidy=${LIBTORCH_TIDY_CLANG_TIDY}"
+                 "--cache-dir=${CMAKE_BINARY_DIR}/.libtorch-tidy-cache")
+  else()
+    set(_ltt_cmd "${LIBTORCH_TIDY_CLANG_TIDY}")
+  endif()
+  list(APPEND _ltt_cmd "--load=${LIBTORCH_TIDY_PLUGIN}")
   set(_ltt_enabled "-*,${_ltt_globs}")
   if(LIBTORCH_TIDY_SCOPE_MODULE AND EXISTS "${LIBTORCH_TIDY_SCOPE_MODULE}")
     # Narrows clang-tidy's walk to the user's declarations, and only when every

@@ -29,8 +29,10 @@ if(TARGET libtorch_tidy_runtime)
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_ltt_depends}")
 # clang-tidy parses projects built with -fopenmp only with clang's own omp.h,
-# which Debian ships apart from clang.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libomp-${_ltt_v}-dev")
+# which Debian ships apart from clang; clang builds the precompiled LibTorch
+# header (libtorch-tidy and `libtorch-tidy tidy`; without it every file is a
+# plain parse).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libomp-${_ltt_v}-dev, clang-${_ltt_v}")
 # Both versions install bin/libtorch-tidy: one at a time.
 set(CPACK_DEBIAN_PACKAGE_PROVIDES libtorch-tidy)
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS libtorch-tidy)

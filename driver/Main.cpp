@@ -5,7 +5,8 @@
 //   (verify: prove a fix-it at run time; merge: one report from the shards';
 //   lsp: a language server for editors; review: the findings of a change as
 //   a pull-request review; summarize: the linked function summaries of a
-//   project, for the analysis across translation units)
+//   project, for the analysis across translation units; tidy: clang-tidy on
+//   one source inside a build, with the shared precompiled LibTorch header)
 //
 // A subcommand is added with one row in Subcommands and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
@@ -17,6 +18,7 @@
 #include "MergeCommand.h"
 #include "ReviewCommand.h"
 #include "SummarizeCommand.h"
+#include "TidyCommand.h"
 #include "VerifyCommand.h"
 #include "lsp/LspCommand.h"
 
@@ -36,6 +38,7 @@ const std::vector<Subcommand> &subcommands() {
       {"lsp", libtorch_tidy::runLspCommand},
       {"review", libtorch_tidy::runReviewCommand},
       {"summarize", libtorch_tidy::runSummarizeCommand},
+      {"tidy", libtorch_tidy::runTidyCommand},
   };
   return Table;
 }

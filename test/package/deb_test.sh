@@ -80,10 +80,14 @@ grep -q "LibTorchTidy_DIR:PATH=$root/usr/lib/cmake/LibTorchTidy" "$work/enable/C
   || fail "find_package(LibTorchTidy) did not find the package's config"
 grep -q -- "--load=$root/usr/lib/LibTorchTidy.so" "$work/enable/CMakeFiles/rules.ninja" \
   || fail "libtorch_tidy_enable does not load the package's plugin"
+grep -q -- "$root/usr/bin/libtorch-tidy;tidy;" "$work/enable/CMakeFiles/rules.ninja" \
+  || fail "libtorch_tidy_enable does not run clang-tidy through the package's libtorch-tidy tidy"
 ! cmake --build "$work/enable" > "$work/enable-build.log" 2>&1 || fail "a finding did not fail the build"
 grep -q "evaluate.cpp:7:21: error: forward pass in evaluation code" "$work/enable-build.log" \
   || { cat "$work/enable-build.log"; fail "no torch-eval-without-no-grad error in the build output"; }
-echo "libtorch_tidy_enable from the package: the finding fails the build"
+ls "$work/enable/.libtorch-tidy-cache/pch/"*.pch > /dev/null 2>&1 \
+  || fail "the build did not share a precompiled LibTorch header with clang-tidy"
+echo "libtorch_tidy_enable from the package: the finding fails the build, one shared precompiled header"
 
 # A downstream project: find_package(LibTorchTidyRuntime) resolves into the
 # unpacked root (configured only: test/runtime's install test builds and runs

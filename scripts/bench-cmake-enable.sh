@@ -2,16 +2,20 @@
 # Times a CMake build of a generated LibTorch project with and without
 # libtorch_tidy_enable() (find_package(LibTorchTidy) from this build tree):
 # N translation units, each the bundled eval example under another name, in one
-# OBJECT library (compiled, not linked). The difference is what the checks add
-# to a build: one clang-tidy parse of each file beside its compile.
+# OBJECT library (compiled, not linked). Three builds: plain; with the checks
+# run through `libtorch-tidy tidy` (one shared precompiled LibTorch header, the
+# default); with the checks and NO_PCH (clang-tidy parses <torch/torch.h> again
+# beside each compile). CPU is that of every process of the build.
 #   N=8 JOBS=2 bash scripts/bench-cmake-enable.sh      (after the build)
+#   MODES="plain pch" ...                              (a subset of plain pch nopch)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 N=${N:-8}
 JOBS=${JOBS:-2}
+MODES=${MODES:-plain pch nopch}
 SRC=$(pwd)
-ROOT=$SRC/$BUILD_DIR/bench-cmake-enable
+ROOT=${BENCH_DIR:-$SRC/$BUILD_DIR/bench-cmake-enable}
 rm -rf "$ROOT" && mkdir -p "$ROOT/src"
 
 sources=""
@@ -30,25 +34,26 @@ target_compile_options(app PRIVATE \${TORCH_CXX_FLAGS})
 target_link_libraries(app PRIVATE torch)
 if(ENABLE)
   find_package(LibTorchTidy REQUIRED)
-  libtorch_tidy_enable(app)
+  libtorch_tidy_enable(app \${ENABLE_ARGS})
 endif()
 CMAKE
 
-run() { # NAME ENABLE
-  cmake -S "$ROOT/src" -B "$ROOT/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DENABLE="$2" \
+run() { # NAME ENABLE ENABLE_ARGS -> "wall cpu" (cpu: user+sys of every process of the build)
+  cmake -S "$ROOT/src" -B "$ROOT/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DENABLE="$2" -DENABLE_ARGS="$3" \
         -DCMAKE_CXX_COMPILER_LAUNCHER= -DLibTorchTidy_DIR="$SRC/$BUILD_DIR/cmake/LibTorchTidy" > "$ROOT/$1.configure.log"
-  local start end
-  start=$(date +%s.%N)
-  cmake --build "$ROOT/$1" -j"$JOBS" > "$ROOT/$1.build.log" 2>&1
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
+  /usr/bin/time -f '%e %U %S' -o "$ROOT/$1.time" cmake --build "$ROOT/$1" -j"$JOBS" > "$ROOT/$1.build.log" 2>&1
+  awk '{ printf "%.1f %.1f", $1, $2 + $3 }' "$ROOT/$1.time"
 }
-plain=$(run plain OFF)
-checked=$(run checked ON)
-findings=$(grep -c "warning: .*\[torch-" "$ROOT/checked.build.log" || true)
-printf '%s translation units, -j%s\n' "$N" "$JOBS"
-printf '| build | wall seconds | findings in the build output |\n|---|---|---|\n'
-printf '| plain | %.1f | - |\n' "$plain"
-printf '| with libtorch_tidy_enable | %.1f | %s |\n' "$checked" "$findings"
-printf 'the checks add %.1f s, %.1f s per translation unit\n' "$(echo "$checked - $plain" | bc)" \
-  "$(echo "($checked - $plain) / $N" | bc -l)"
+printf '%s translation units, -j%s, load average at the start %s\n' "$N" "$JOBS" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '| build | wall | CPU (all processes) | findings in the build output |\n|---|---|---|---|\n'
+for mode in $MODES; do
+  case $mode in
+    plain) name="plain"; read -r wall cpu <<< "$(run plain OFF "")" ;;
+    pch) name="with libtorch_tidy_enable (shared precompiled header)"; read -r wall cpu <<< "$(run pch ON "")" ;;
+    nopch) name="with libtorch_tidy_enable NO_PCH"; read -r wall cpu <<< "$(run nopch ON NO_PCH)" ;;
+    *) echo "bench-cmake-enable: unknown mode $mode (plain, pch, nopch)" >&2; exit 2 ;;
+  esac
+  findings=-
+  [ "$mode" = plain ] || findings=$(grep -c "warning: .*\[torch-" "$ROOT/$mode.build.log" || true)
+  printf '| %s | %s s | %s s | %s |\n' "$name" "$wall" "$cpu" "$findings"
+done

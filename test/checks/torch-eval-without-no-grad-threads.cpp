@@ -43,6 +43,34 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
+// A pool as the MCTS self-play programs write it (alpha-zero-gomoku and the
+// projects derived from it): the constructor starts the workers, commit()
+// binds the callable, run_task() takes a stored callable.
+class SearchThreadPool {
+public:
+  explicit SearchThreadPool(unsigned n) {
+    for (unsigned i = 0; i < n; ++i)
+      workers.emplace_back([this] {
+        while (running) {
+          std::function<void()> task = tasks.back();
+          tasks.pop_back();
+          task();
+        }
+      });
+  }
+  template <class F, class... Args> std::future<void> commit(F &&f, Args &&...args) {
+    auto task = std::make_shared<std::packaged_task<void()>>(std::bind(std::forward<F>(f), std::forward<Args>(args)...));
+    tasks.emplace_back([task] { (*task)(); });
+    return task->get_future();
+  }
+  void run_task(std::function<void()> f);
+
+private:
+  std::vector<std::thread> workers;
+  std::vector<std::function<void()>> tasks;
+  bool running = true;
+};
+
 // --- Positives: grad mode is thread-local ---------------------------------------
 
 // The guard of the spawning thread does not cover the worker.
@@ -181,6 +209,50 @@ void run_inline(Net &net, torch::Tensor x) {
   auto f = [&] { return net->forward(x); };
   f();
 }
+
+// Shapes of public self-play and serving code that submits work to a pool
+// (the rule follows a lambda written at the submit, nothing else):
+// the task is a member bound with std::bind; the lambda calls a helper that
+// holds its own guard; the lambda is stored and submitted by name; the pool's
+// own worker loop (a std::thread body without a forward pass).
+struct Evaluator {
+  Net net;
+  SearchThreadPool *pool;
+  std::vector<float> infer(torch::Tensor x) {
+    torch::AutoGradMode enable_grad(false);
+    return {net->forward(x).item<float>()};
+  }
+  void simulate(torch::Tensor x) { infer(x); }
+  void evaluate_bound(torch::Tensor x) {
+    torch::NoGradGuard no_grad;
+    pool->commit(std::bind(&Evaluator::simulate, this, x)).wait();
+  }
+  void evaluate_through_helper(torch::Tensor x) {
+    torch::NoGradGuard no_grad;
+    pool->commit([this, x] { infer(x); }).wait();
+  }
+  void evaluate_stored(torch::Tensor x) {
+    torch::NoGradGuard no_grad;
+    auto fn = [this, x] { net->forward(x); };
+    pool->run_task(fn);
+  }
+};
+
+// A training step that fans a layer's helper out over a pool (no forward pass
+// in the task, no guard anywhere).
+struct GraphLayerImpl : torch::nn::Module {
+  torch::Tensor aggregate(int node, torch::Tensor feature);
+  torch::Tensor process_batch(const std::vector<int> &nodes, torch::Tensor feature) {
+    ThreadPool pool;
+    std::vector<torch::Tensor> out(nodes.size());
+    std::vector<std::future<void>> done;
+    for (size_t k = 0; k < nodes.size(); ++k)
+      done.push_back(pool.enqueue([this, k, &nodes, &out, feature] { out[k] = aggregate(nodes[k], feature); }));
+    for (auto &d : done)
+      d.get();
+    return torch::cat(out);
+  }
+};
 
 // std::launch::deferred runs the task on the thread that calls get(): the
 // spawning thread's guard covers it.

@@ -212,9 +212,15 @@ bool isInsertion(const CXXMemberCallExpr *MC) {
   const CXXMethodDecl *MD = MC->getMethodDecl();
   if (!MD || !MD->getDeclName().isIdentifier())
     return false;
-  return llvm::is_contained({"push_back", "emplace_back", "push_front", "emplace_front", "insert",
-                             "emplace", "push", "insert_or_assign", "try_emplace", "assign"},
-                            MD->getName());
+  if (!llvm::is_contained({"push_back", "emplace_back", "push_front", "emplace_front", "insert",
+                           "emplace", "push", "insert_or_assign", "try_emplace", "assign"},
+                          MD->getName()))
+    return false;
+  // Only the containers of the standard library and LibTorch are known to keep
+  // what they are given: a project's class with a method of the same name (an RL
+  // rollout storage's insert(...)) may copy it into tensors of its own.
+  const CXXRecordDecl *RD = MD->getParent();
+  return RD->isInStdNamespace() || isInLibraryNamespace(RD);
 }
 
 class EscapeFinder {

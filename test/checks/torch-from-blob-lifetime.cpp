@@ -239,3 +239,23 @@ struct Cache {
     return t;
   }
 };
+
+// A project's class whose insert() copies the tensor into its own (an RL rollout
+// storage): only the standard library's and LibTorch's containers are known to
+// keep what they are given.
+class RolloutStorage {
+  torch::Tensor rewards_ = torch::zeros({8, 2});
+  int64_t step_ = 0;
+
+public:
+  void insert(torch::Tensor reward) { rewards_[step_++].copy_(reward); }
+  void push_back(const torch::Tensor &reward) { insert(reward); }
+};
+void fill_storage(RolloutStorage &storage) {
+  for (int i = 0; i < 8; ++i) {
+    float rewards_array[2] = {1, 0};
+    storage.insert(torch::from_blob(rewards_array, {2}));
+    std::vector<float> more{0, 1};
+    storage.push_back(torch::from_blob(more.data(), {2}));
+  }
+}

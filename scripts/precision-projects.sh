@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Precision round on whole multi-file projects (docs/precision.md, "Multi-file projects"): for each project
+# directory under PROJECTS (one per repository, <owner>_<repo>, reconstructed as that section says), write a
+# compile_commands.json, then run the driver on it twice, single-file and with --cross-tu, and print the
+# findings per check of both runs and the difference.
+#
+#   scripts/precision-projects.sh PROJECTS OUT [BUILD]
+#
+# A project's translation units are its .cpp files outside _stubs/ directories; each is compiled with
+# -std=c++17, the LibTorch include flags of BUILD's configuration, -I PROJECT/src when it exists and -I for every
+# _stubs/ directory of the project (stand-ins for headers and libraries the audit does not have). Findings in
+# headers under PROJECT/src/ are reported too. OUT receives, per project, single.json and cross-tu.json (the
+# driver's JSON reports), *.log (its progress and summary lines) and time.txt (CPU and wall of each run).
+# CACHE=DIR uses that results cache (default: none, so every run is cold); JOBS=N the parallel runs (default 2).
+set -euo pipefail
+
+PROJECTS=$(realpath "${1:?usage: precision-projects.sh PROJECTS OUT [BUILD]}")
+OUT=$(realpath -m "${2:?usage: precision-projects.sh PROJECTS OUT [BUILD]}")
+BUILD=$(realpath "${3:-build}")
+JOBS=${JOBS:-2}
+TIDY="$BUILD/bin/libtorch-tidy"
+[[ -x $TIDY ]] || { echo "precision-projects.sh: $TIDY not found (build first)" >&2; exit 2; }
+TORCH_FLAGS=$(sed -n 's/^config.torch_cxxflags = "\(.*\)"$/\1/p' "$BUILD/test/driver/lit.site.cfg.py")
+[[ -n $TORCH_FLAGS ]] || { echo "precision-projects.sh: no LibTorch flags in $BUILD/test/driver/lit.site.cfg.py" >&2; exit 2; }
+mkdir -p "$OUT"
+
+for proj in "$PROJECTS"/*/; do
+  proj=${proj%/}
+  name=$(basename "$proj")
+  python3 - "$proj" "$TORCH_FLAGS" <<'PY'
+import json, os, shlex, sys
+root, flags = sys.argv[1], shlex.split(sys.argv[2])
+incs, units = [], []
+if os.path.isdir(os.path.join(root, "src")):
+    incs += ["-I", os.path.join(root, "src")]
+for d, subdirs, files in sorted(os.walk(root)):
+    subdirs.sort()
+    if os.path.basename(d) == "_stubs":
+        incs += ["-I", d]
+        subdirs[:] = []
+        continue
+    units += [os.path.join(d, f) for f in sorted(files) if f.endswith(".cpp")]
+entries = [{"directory": os.path.dirname(f), "file": f,
+            "arguments": ["c++", "-std=c++17", *flags, *incs, "-c", f]} for f in units]
+json.dump(entries, open(os.path.join(root, "compile_commands.json"), "w"), indent=1)
+print(f"{os.path.basename(root)}: {len(entries)} translation units")
+PY
+  mkdir -p "$OUT/$name"
+  for mode in single cross-tu; do
+    args=(-p "$proj" -j "$JOBS" --format=json --output="$OUT/$name/$mode.json" --header-filter="^$proj/src/")
+    [[ $mode == cross-tu ]] && args+=(--cross-tu)
+    if [[ -n ${CACHE:-} ]]; then args+=(--cache-dir="$CACHE"); else args+=(--no-cache); fi
+    start=$(date +%s.%N)
+    rc=0
+    /usr/bin/time -f "%U %S" -o "$OUT/$name/$mode.cpu" "$TIDY" "${args[@]}" 2> "$OUT/$name/$mode.log" || rc=$?
+    end=$(date +%s.%N)
+    (( rc <= 1 )) || { echo "$name $mode: libtorch-tidy exited $rc (see $OUT/$name/$mode.log)" >&2; exit "$rc"; }
+    read -r user sys < <(tail -n 1 "$OUT/$name/$mode.cpu") # time(1) puts "Command exited with non-zero status 1" first
+    printf '%s %s cpu=%.1fs wall=%.1fs\n' "$name" "$mode" "$(echo "$user + $sys" | bc)" "$(echo "$end - $start" | bc)" \
+      | tee -a "$OUT/$name/time.txt"
+  done
+  python3 - "$OUT/$name" <<'PY'
+import collections, json, os, sys
+d = sys.argv[1]
+def load(mode):
+    doc = json.load(open(os.path.join(d, mode + ".json")))
+    items = doc["findings"] if isinstance(doc, dict) else doc
+    return {(f["file"], f["line"], f["column"], f["check"]): f["message"] for f in items}
+single, cross = load("single"), load("cross-tu")
+counts = collections.Counter(k[3] for k in single), collections.Counter(k[3] for k in cross)
+for check in sorted(set(counts[0]) | set(counts[1])):
+    print(f"  {check}: single-file {counts[0][check]}, --cross-tu {counts[1][check]}")
+for k in sorted(single.keys() - cross.keys()):
+    print(f"  only single-file: {k[0]}:{k[1]}:{k[2]} {k[3]}")
+for k in sorted(cross.keys() - single.keys()):
+    print(f"  only --cross-tu: {k[0]}:{k[1]}:{k[2]} {k[3]}: {cross[k]}")
+PY
+done

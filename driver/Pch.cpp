@@ -138,6 +138,30 @@ static std::string absoluteIn(llvm::StringRef Path, llvm::StringRef Dir) {
   return std::string(P);
 }
 
+/// Whether a flag names a path relative to the command's directory (an
+/// include directory, a sysroot, a toolchain): then the same flags in another
+/// directory mean other headers.
+static bool namesRelativePath(llvm::ArrayRef<std::string> Flags) {
+  static const char *const PathOptions[] = {
+      "-I",           "-isystem",     "-iquote",         "-idirafter", "-isysroot",   "--sysroot",
+      "-iframework",  "-F",           "-cxx-isystem",    "-iprefix",   "-iwithprefix", "-iwithprefixbefore",
+      "-B",           "--gcc-toolchain", "-resource-dir", "-ivfsoverlay", "-stdlib++-isystem"};
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    llvm::StringRef Flag = Flags[I];
+    for (llvm::StringRef Option : PathOptions) {
+      if (!Flag.starts_with(Option))
+        continue;
+      llvm::StringRef Value = Flag.drop_front(Option.size());
+      Value.consume_front("=");
+      if (Flag == Option && I + 1 < Flags.size())
+        Value = Flags[I + 1];
+      if (!Value.empty() && !llvm::sys::path::is_absolute(Value))
+        return true;
+    }
+  }
+  return false;
+}
+
 PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> ExtraArgs,
                 llvm::StringRef ClangId) {
   PchPlan Plan;
@@ -182,7 +206,11 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
   Plan.Prefix = pchPrefix((*Buf)->getBuffer(), Plan.WhyNot);
   if (Plan.Prefix.empty())
     return Plan;
-  std::vector<std::string> Parts = {"libtorch-tidy-pch-v1", ClangId.str(), Plan.Prefix, Plan.Directory};
+  // The directory counts only where a flag names a path relative to it: a
+  // database that gives each source directory its own `directory` (with
+  // absolute include paths) still shares one header.
+  std::vector<std::string> Parts = {"libtorch-tidy-pch-v1", ClangId.str(), Plan.Prefix,
+                                    namesRelativePath(Plan.Flags) ? Plan.Directory : std::string()};
   Parts.insert(Parts.end(), Plan.Flags.begin(), Plan.Flags.end());
   Plan.Key = hashParts(Parts);
   Plan.Usable = true;

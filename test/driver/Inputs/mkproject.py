@@ -19,6 +19,9 @@ parser.add_argument("mocks")
 parser.add_argument("--build", default="build")
 parser.add_argument("--missing", action="append", default=[],
                     help="list a translation unit that does not exist")
+parser.add_argument("--directory-per-file", action="store_true",
+                    help="each command runs in a directory of its own (build/<n>), as in a "
+                         "database merged from several sub-builds")
 args = parser.parse_args()
 
 shutil.rmtree(args.dest, ignore_errors=True)
@@ -29,9 +32,13 @@ os.makedirs(build, exist_ok=True)
 entries = []
 sources = sorted(os.path.relpath(os.path.join(d, f), dest)
                  for d, _, files in os.walk(os.path.join(dest, "src")) for f in files if f.endswith(".cpp"))
-for rel in sources + args.missing:
+for n, rel in enumerate(sources + args.missing):
+    directory = build
+    if args.directory_per_file:
+        directory = os.path.join(build, str(n))
+        os.makedirs(directory, exist_ok=True)
     entries.append({
-        "directory": build,
+        "directory": directory,
         "file": os.path.join(dest, rel),
         "arguments": ["c++", "-std=c++17", "-isystem", args.mocks, "-I" + os.path.join(dest, "include"),
                       "-c", os.path.join(dest, rel), "-o", rel + ".o"],

@@ -544,9 +544,17 @@ llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, Analysis
     ++D.Summarised;
     D.SummaryHits += Run.FromCache[I];
   }
-  auto Pass = summarizeProject(std::move(SOpt));
+  // The analysis covered the whole compile database and every unit of it
+  // summarised or failed: nothing is left to summarise (the summaries pass
+  // would only plan and skip).
+  bool Covered = Plan.Selected == Plan.Db.Commands.size() && !Plan.SkippedNoChange &&
+                 !Plan.OtherShards && SOpt.Skip.size() == Plan.Units.size();
+  llvm::Expected<SummariesPass> Pass =
+      Covered ? llvm::Expected<SummariesPass>(SummariesPass()) : summarizeProject(std::move(SOpt));
   if (!Pass)
     return Pass.takeError();
+  if (Covered)
+    Pass->CacheDir = Plan.CacheDir;
   D.Summarised += Pass->Units - Pass->Failures.size();
   D.SummaryHits += Pass->Hits;
   D.Seconds += Pass->Seconds;

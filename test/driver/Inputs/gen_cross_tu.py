@@ -7,7 +7,9 @@ Each src/fI.cpp defines four helpers (a forward pass with autograd on, a
 training step, a guarded forward pass, an evaluation-named forward pass) and
 four functions that call helpers of other files in the shapes the linked
 summaries decide (after eval(), by name, guarded, training, backpropagated
-through). Seeded: the same project every time. mkproject.py turns it into a
+through). Two more files, local0.cpp and local1.cpp, call nothing of
+another file: their findings do not depend on the link. Seeded: the same
+project every time. mkproject.py turns it into a
 compile database.
 """
 import os
@@ -52,3 +54,12 @@ for i in range(n):
         lines.append(f"double {name}_{i}_{k}(Policy &p, torch::optim::SGD &opt, torch::Tensor x) {{ {body} }}")
     with open(os.path.join(dest, "src", f"f{i}.cpp"), "w") as f:
         f.write("\n".join(lines) + "\n")
+for i in range(2):
+    with open(os.path.join(dest, "src", f"local{i}.cpp"), "w") as f:
+        f.write(f"""#include "proj.h"
+static torch::Tensor helper(Policy &p, torch::Tensor x) {{ return p->forward(x); }}
+double validate_local_{i}(Policy &p, torch::Tensor x) {{ return helper(p, x).sum().item<double>(); }}
+double test_guarded_{i}(Policy &p, torch::Tensor x) {{ torch::NoGradGuard g; return helper(p, x).sum().item<double>(); }}
+double train_local_{i}(Policy &p, torch::optim::SGD &opt, torch::Tensor x) {{
+  opt.zero_grad(); auto l = helper(p, x).sum(); l.backward(); opt.step(); return l.item<double>(); }}
+""")

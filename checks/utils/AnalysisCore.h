@@ -30,8 +30,11 @@
 //     like a callee defined here, and the callers' side says whether a
 //     function's result reaches a backward pass in another file. Another
 //     option (TorchSummariesOutput) names the file where the translation
-//     unit's own summaries are written, atomically, at its end. Without
-//     them nothing changes.
+//     unit's own summaries are written, atomically, at its end, with the
+//     questions the checks asked of linked summaries (recorded with or
+//     without a linked file: the driver keeps the findings of a unit whose
+//     questions the link answers as no file does, and analyses the others
+//     again with it). Without them nothing changes.
 //   - The names of LibTorch's classes and members are spelled in TorchNames.h
 //     only; the core asks its predicates.
 //   - One helper per question: which variable an expression names

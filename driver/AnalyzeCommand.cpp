@@ -78,9 +78,10 @@ struct Options : AnalysisFlags {
   cl::opt<std::string> Explain{"explain", cl::desc("Print a check's documentation and exit"),
                                cl::value_desc("check"), cl::cat(driverCategory())};
   cl::opt<bool> CrossTU{"cross-tu",
-                        cl::desc("First summarise every translation unit of the compile database "
-                                 "and link the summaries, so that findings may depend on functions "
-                                 "defined in other files (docs/cross-function.md)"),
+                        cl::desc("Link the summaries of every translation unit of the compile "
+                                 "database, so that findings may depend on functions defined in "
+                                 "other files; the units that depend on others are analysed again "
+                                 "with them (docs/cross-function.md)"),
                         cl::cat(driverCategory())};
 };
 

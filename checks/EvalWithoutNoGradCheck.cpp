@@ -487,7 +487,6 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
-  CoreCheck::onEndOfTranslationUnit();
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on; one whose tensor a caller trains through (here,
   // or in another file by the linked summaries) is not evaluation code.
@@ -560,6 +559,8 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
   Graph.clear();
   Helpers.clear();
   DeclaredNames.clear();
+  // After the last question to the linked summaries (CoreCheck.h).
+  finishTranslationUnit(/*Summarises=*/true);
 }
 
 } // namespace clang::tidy::torch_check

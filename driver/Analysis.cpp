@@ -254,6 +254,8 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   // Translation units under the PATHs.
   std::vector<const CompileCommand *> Selected;
   for (const CompileCommand &C : P.Db.Commands) {
+    if (Opt.Skip.contains(C.File))
+      continue;
     bool Keep = Filters.empty();
     for (const std::string &F : Filters)
       Keep |= isUnder(C.File, F) || isUnder(canonical(C.File), canonical(F));
@@ -301,6 +303,7 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   P.Keys.resize(P.Units.size());
   if (Opt.UseCache || P.Shard) {
     std::string ToolId = toolIdentity(Opt.Tidy.ClangTidy, Opt.Tidy.Plugin, P.ScopeModule, Hasher);
+    P.ToolId = ToolId;
     for (size_t I = 0; I < P.Units.size(); ++I) {
       P.Keys[I] = commandKey(ToolId, Opt.Tidy, P.Units[I], Hasher);
       // The linked summaries by content, narrowed to what the unit reads
@@ -351,7 +354,8 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
   ResultCache Cache(P.CacheDir, P.CacheCap, Hasher);
 
   // Cached results first; the PCH plans of the others.
-  std::vector<bool> Hit(Units.size(), false);
+  std::vector<bool> &Hit = Run.FromCache;
+  Hit.assign(Units.size(), false);
   if (Opt.UseCache)
     for (size_t I = 0; I < Units.size(); ++I)
       if (auto E = Cache.lookup(P.Keys[I])) {
@@ -469,15 +473,22 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
   return Run;
 }
 
-llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
-  if (!Opt.Tidy.ConfigFile.empty())
+llvm::Error checkSummariesUsable(const TidyOptions &Tidy) {
+  if (!Tidy.ConfigFile.empty())
     return error("--config-file does not combine with the summaries of other files: put the "
                  "configuration in a .clang-tidy file");
+  return llvm::Error::success();
+}
+
+llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
+  if (llvm::Error E = checkSummariesUsable(Opt.Tidy))
+    return std::move(E);
   Opt.Diff.reset();
   Opt.Shard = "1/1";
   Opt.Tidy.Checks = "-*,torch-eval-without-no-grad";
   Opt.Tidy.Summaries.clear();
   Opt.Tidy.WriteSummaries = true;
+  Opt.Tidy.RequireSummaries = true;
   auto Plan = planAnalysis(std::move(Opt));
   if (!Plan)
     return Plan.takeError();
@@ -506,6 +517,109 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
   for (const auto &[File, Doc] : Docs)
     Pass.Dependencies[File] = hashParts({Pass.Linked.dependencies(Doc)});
   return Pass;
+}
+
+llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, AnalysisRun &Run) {
+  using clang::tidy::torch_check::SummaryDocument;
+  CrossUnitDecision D;
+  // The summaries the analysis wrote; the rest of the compile database.
+  std::vector<std::optional<SummaryDocument>> Docs(Plan.Units.size());
+  AnalysisOptions SOpt = Plan.Opt;
+  SOpt.Paths.clear(); // every file's summaries count
+  SOpt.Progress = false;
+  for (size_t I = 0; I < Plan.Units.size(); ++I) {
+    const TidyResult &R = Run.Results[I];
+    if (R.Failed || R.Summaries.empty()) {
+      if (R.Failed) // it fails in the summaries pass too: no summaries
+        SOpt.Skip.insert(Plan.Units[I].File);
+      continue;
+    }
+    auto Doc = clang::tidy::torch_check::parseSummaryDocument(R.Summaries);
+    if (!Doc) {
+      llvm::consumeError(Doc.takeError()); // the summaries pass decides
+      continue;
+    }
+    Docs[I] = std::move(*Doc);
+    SOpt.Skip.insert(Plan.Units[I].File);
+    ++D.Summarised;
+    D.SummaryHits += Run.FromCache[I];
+  }
+  // The analysis covered the whole compile database and every unit of it
+  // summarised or failed: nothing is left to summarise (the summaries pass
+  // would only plan and skip).
+  bool Covered = Plan.Selected == Plan.Db.Commands.size() && !Plan.SkippedNoChange &&
+                 !Plan.OtherShards && SOpt.Skip.size() == Plan.Units.size();
+  llvm::Expected<SummariesPass> Pass =
+      Covered ? llvm::Expected<SummariesPass>(SummariesPass()) : summarizeProject(std::move(SOpt));
+  if (!Pass)
+    return Pass.takeError();
+  if (Covered)
+    Pass->CacheDir = Plan.CacheDir;
+  D.Summarised += Pass->Units - Pass->Failures.size();
+  D.SummaryHits += Pass->Hits;
+  D.Seconds += Pass->Seconds;
+  for (const std::optional<SummaryDocument> &Doc : Docs)
+    if (Doc)
+      Pass->Linked.merge(*Doc);
+  D.Functions = Pass->Linked.Functions.size();
+  auto Linked = storeLinkedSummaries(*Pass, D.Temporary);
+  if (!Linked)
+    return Linked.takeError();
+  D.LinkedPath = *Linked;
+
+  // From here on the plan is the analysis with the linked summaries: its
+  // options and keys (the key of a unit holds what it reads from them).
+  Plan.Opt.Tidy.Summaries = D.LinkedPath;
+  Plan.Opt.Tidy.WriteSummaries = false;
+  Plan.Opt.Tidy.RequireSummaries = true;
+  FileHasher Hasher;
+  auto DependenciesOf = [&](size_t I) -> std::string {
+    if (Docs[I])
+      return "summaries-read:" + hashParts({Pass->Linked.dependencies(*Docs[I])});
+    return "summaries:" + Hasher.hash(D.LinkedPath);
+  };
+  for (size_t I = 0; I < Plan.Units.size(); ++I)
+    if (!Plan.ToolId.empty())
+      Plan.Keys[I] = hashParts({commandKey(Plan.ToolId, Plan.Opt.Tidy, Plan.Units[I], Hasher),
+                                DependenciesOf(I)});
+
+  // The units whose findings the linked summaries can change, again.
+  AnalysisPlan Again = Plan;
+  Again.Units.clear();
+  Again.Keys.clear();
+  Again.Opt.Progress = false;
+  std::vector<size_t> Index;
+  for (size_t I = 0; I < Plan.Units.size(); ++I) {
+    const TidyResult &R = Run.Results[I];
+    // A unit without summaries of its own (none written, unreadable) reads
+    // who knows what: again too.
+    if (R.Failed || (Docs[I] && !Pass->Linked.changesAnalysisOf(*Docs[I])))
+      continue;
+    Index.push_back(I);
+    Again.Units.push_back(Plan.Units[I]);
+    Again.Keys.push_back(Plan.Keys[I]);
+  }
+  D.Decided = Index.size();
+  if (Index.empty())
+    return D;
+  AnalysisRun Second = runAnalysis(Again);
+  D.DecidedHits = Second.Hits;
+  D.Seconds += Second.Seconds;
+  Run.PchRuns += Second.PchRuns;
+  Run.PchFallbacks += Second.PchFallbacks;
+  Run.Seconds += Second.Seconds;
+  for (size_t J = 0; J < Index.size(); ++J) {
+    size_t I = Index[J];
+    Run.Results[I] = std::move(Second.Results[J]);
+    if (Run.FromCache[I] && !Second.FromCache[J]) {
+      Run.FromCache[I] = false;
+      --Run.Hits;
+    }
+    if (J < Second.NoPchReasons.size() && I < Run.NoPchReasons.size() &&
+        !Second.NoPchReasons[J].empty())
+      Run.NoPchReasons[I] = Second.NoPchReasons[J];
+  }
+  return D;
 }
 
 llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool &Temporary) {

@@ -58,6 +58,9 @@ struct AnalysisOptions {
   // from the linked summaries (SummaryDocument::dependencies); the cache key
   // holds it instead of the whole file's hash. A unit without: the file's.
   llvm::StringMap<std::string> SummaryDependencies;
+  // Units (main files) left out of the plan (the summaries of the units the
+  // analysis pass summarised already).
+  llvm::StringSet<> Skip;
 };
 
 /// The translation units to analyse and how.
@@ -74,6 +77,7 @@ struct AnalysisPlan {
   std::string CacheDir;
   uint64_t CacheCap = 0;
   std::string ScopeModule, Clang; // the fast path's pieces (empty: none)
+  std::string ToolId;             // the tools' identity in the cache keys (when keyed)
 };
 
 /// Every error is one line, before any unit is analysed.
@@ -82,6 +86,7 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt);
 struct AnalysisRun {
   std::vector<TidyResult> Results; // one per plan unit
   size_t Hits = 0, PchRuns = 0, PchFallbacks = 0;
+  std::vector<bool> FromCache; // per plan unit: its result came from the cache
   /// Per plan unit parsed without the precompiled LibTorch header while it
   /// was on: why (empty otherwise).
   std::vector<std::string> NoPchReasons;
@@ -139,6 +144,31 @@ struct SummariesPass {
   llvm::StringMap<std::string> Dependencies; // per unit: AnalysisOptions::SummaryDependencies
 };
 llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt);
+/// The options' one-line error when they do not combine with summaries
+/// (--config-file: the options go in --config).
+llvm::Error checkSummariesUsable(const TidyOptions &Tidy);
+
+/// --cross-tu in one parse per unit (docs/cross-function.md): \p Plan was
+/// planned with Tidy.WriteSummaries (RequireSummaries off) and \p Run ran
+/// it, so each unit's result holds its findings without linked summaries
+/// and its own summaries, with what its checks asked of linked ones. The
+/// units of the compile database outside the plan, and those that wrote no
+/// summaries (torch-eval-without-no-grad off there), get the summaries pass
+/// (summarizeProject). The summaries are linked; a unit whose questions the
+/// linked summaries answer differently from none
+/// (SummaryDocument::changesAnalysisOf) is analysed again with them (cached
+/// by what it reads), the others keep their findings: the result is the one
+/// of the summaries pass followed by the analysis with TorchSummaries. The
+/// plan and the run are updated in place (its options, keys and results are
+/// those of an analysis with the linked summaries, for filterByDiff).
+struct CrossUnitDecision {
+  size_t Summarised = 0, SummaryHits = 0, Functions = 0; // the link
+  size_t Decided = 0, DecidedHits = 0; // units analysed again with the summaries
+  double Seconds = 0;                  // the summaries pass and the second analysis
+  std::string LinkedPath;
+  bool Temporary = false; // LinkedPath is a temporary file: the caller removes it
+};
+llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, AnalysisRun &Run);
 
 /// Writes the pass's linked summaries where the analysis reads them: the
 /// cache directory (content-addressed: summaries-HASH.json), else a

@@ -78,9 +78,10 @@ struct Options : AnalysisFlags {
   cl::opt<std::string> Explain{"explain", cl::desc("Print a check's documentation and exit"),
                                cl::value_desc("check"), cl::cat(driverCategory())};
   cl::opt<bool> CrossTU{"cross-tu",
-                        cl::desc("First summarise every translation unit of the compile database "
-                                 "and link the summaries, so that findings may depend on functions "
-                                 "defined in other files (docs/cross-function.md)"),
+                        cl::desc("Link the summaries of every translation unit of the compile "
+                                 "database, so that findings may depend on functions defined in "
+                                 "other files; the units that depend on others are analysed again "
+                                 "with them (docs/cross-function.md)"),
                         cl::cat(driverCategory())};
 };
 
@@ -191,31 +192,32 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
       llvm::sys::fs::remove(TemporarySummaries);
   });
   if (Opt.CrossTU) {
-    AnalysisOptions SOpt = AOpt;
-    SOpt.Paths.clear(); // every file's summaries count
-    auto Pass = summarizeProject(std::move(SOpt));
-    if (!Pass)
-      return fail(Pass.takeError());
-    bool Temporary = false;
-    auto Linked = storeLinkedSummaries(*Pass, Temporary);
-    if (!Linked)
-      return fail(Linked.takeError());
-    if (Temporary)
-      TemporarySummaries = *Linked;
-    AOpt.Tidy.Summaries = *Linked;
-    AOpt.SummaryDependencies = std::move(Pass->Dependencies);
-    if (!Opt.Quiet)
-      llvm::errs() << "libtorch-tidy: linked the summaries of "
-                   << countOf(Pass->Units - Pass->Failures.size(), "translation unit") << " ("
-                   << countOf(Pass->Linked.Functions.size(), "function") << ", "
-                   << Pass->Hits << " from the cache) in "
-                   << llvm::formatv("{0:f1}", Pass->Seconds) << " s\n";
+    // One parse per unit: the analysis writes each unit's summaries, then
+    // the units whose findings depend on other files are decided again.
+    if (llvm::Error E = checkSummariesUsable(AOpt.Tidy))
+      return fail(std::move(E));
+    AOpt.Tidy.WriteSummaries = true;
+    AOpt.Tidy.RequireSummaries = false;
   }
   auto Plan_ = planAnalysis(std::move(AOpt));
   if (!Plan_)
     return fail(Plan_.takeError());
   AnalysisPlan &APlan = *Plan_;
   AnalysisRun Run = runAnalysis(APlan);
+  if (Opt.CrossTU) {
+    auto D = decideAcrossUnits(APlan, Run);
+    if (!D)
+      return fail(D.takeError());
+    if (D->Temporary)
+      TemporarySummaries = D->LinkedPath;
+    if (!Opt.Quiet)
+      llvm::errs() << "libtorch-tidy: linked the summaries of "
+                   << countOf(D->Summarised, "translation unit") << " ("
+                   << countOf(D->Functions, "function") << ", " << D->SummaryHits
+                   << " from the cache); " << D->Decided
+                   << " whose findings depend on them decided again (" << D->DecidedHits
+                   << " from the cache) in " << llvm::formatv("{0:f1}", D->Seconds) << " s\n";
+  }
   FindingsModel Model = collectFindings(APlan, Run);
   filterByDiff(APlan, Model);
   std::string BaselineRoot = Cwd;

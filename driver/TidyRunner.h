@@ -32,6 +32,8 @@ struct TidyOptions {
   // unit's own summaries (TidyResult::Summaries).
   std::string Summaries;
   bool WriteSummaries = false;
+  // A run that writes no summaries fails (else it has none: Summaries empty).
+  bool RequireSummaries = true;
   unsigned TimeoutSeconds = 0; // 0: none; past it the run's process group is killed
   std::string TempDir;    // its temporary files (exported fixes, output); empty: the system's
 };

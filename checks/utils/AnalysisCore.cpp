@@ -399,28 +399,38 @@ std::string AnalysisCore::configure(llvm::StringRef Input, llvm::StringRef Outpu
 }
 
 const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) const {
-  if (!External || !FD)
+  if (!FD)
     return nullptr;
   if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
     return nullptr; // defined here: its own summary decides
   std::string USR = usrOf(SummaryTable::key(FD));
-  return USR.empty() ? nullptr : External->lookup(USR);
+  if (USR.empty())
+    return nullptr;
+  ReadsSummaries.insert(USR);
+  return External ? External->lookup(USR) : nullptr;
 }
 
 bool AnalysisCore::resultReachesBackwardElsewhere(const FunctionDecl *FD) const {
-  if (!External || !FD)
+  if (!FD)
     return false;
   std::string USR = usrOf(SummaryTable::key(FD));
-  return !USR.empty() && External->resultReachesBackward(USR);
+  if (USR.empty())
+    return false;
+  ReadsCallers.insert(USR);
+  return External && External->resultReachesBackward(USR);
 }
 
-std::string AnalysisCore::endTranslationUnit() {
-  if (OutputPath.empty() || Written)
+std::string AnalysisCore::endTranslationUnit(bool Summarises) {
+  if (OutputPath.empty())
     return {};
-  Written = true;
+  bool Built = !Stale && Current && Summaries;
+  if (!Built && !Summarises)
+    return {};
   SummaryDocument Doc;
   if (!Stale && Current)
     Doc = summaries(*Current).document();
+  Doc.ReadsSummaries = ReadsSummaries;
+  Doc.ReadsCallers = ReadsCallers;
   if (llvm::Error E = writeSummaryFile(OutputPath, Doc))
     return "option TorchSummariesOutput: " + llvm::toString(std::move(E));
   return {};

@@ -30,8 +30,11 @@
 //     like a callee defined here, and the callers' side says whether a
 //     function's result reaches a backward pass in another file. Another
 //     option (TorchSummariesOutput) names the file where the translation
-//     unit's own summaries are written, atomically, at its end. Without
-//     them nothing changes.
+//     unit's own summaries are written, atomically, at its end, with the
+//     questions the checks asked of linked summaries (recorded with or
+//     without a linked file: the driver keeps the findings of a unit whose
+//     questions the link answers as no file does, and analyses the others
+//     again with it). Without them nothing changes.
 //   - The names of LibTorch's classes and members are spelled in TorchNames.h
 //     only; the core asks its predicates.
 //   - One helper per question: which variable an expression names
@@ -171,7 +174,8 @@ public:
   /// A new translation unit starts: forget everything at the next query.
   void beginTranslationUnit() {
     Stale = true;
-    Written = false;
+    ReadsSummaries.clear();
+    ReadsCallers.clear();
   }
 
   /// Cross-translation-unit configuration (the options TorchSummaries and
@@ -184,16 +188,24 @@ public:
   const SummaryDocument *external() const { return External.get(); }
   /// The linked summary of \p FD when it has no definition in the
   /// translation unit (by USR of its template pattern); null otherwise.
+  /// The question is recorded (ReadsSummaries).
   const FunctionSummary *externalSummary(const FunctionDecl *FD) const;
   /// True when the linked summaries say a caller in another file feeds the
-  /// result of \p FD into a backward pass.
+  /// result of \p FD into a backward pass. The question is recorded
+  /// (ReadsCallers).
   bool resultReachesBackwardElsewhere(const FunctionDecl *FD) const;
   /// True when the translation unit's summaries are to be written.
   bool writesSummaries() const { return !OutputPath.empty(); }
-  /// The translation unit ends: writes its summaries when asked to (once per
-  /// unit; an empty document when no check queried the core). Returns the
-  /// write error, or "".
-  std::string endTranslationUnit();
+  /// A check's part of the translation unit ends: writes the unit's
+  /// summaries when asked to, with what the checks asked of the linked summaries so far
+  /// (SummaryDocument::ReadsSummaries, ReadsCallers). Each check calls it
+  /// after its last question, and each call rewrites the file (atomically),
+  /// so the last one holds every question whatever the order of the checks.
+  /// A document is complete when the summaries were built, or when the
+  /// check that builds them when asked to (\p Summarises) found nothing to
+  /// summarise; an incomplete one is not written (the driver then runs the
+  /// summaries pass on the unit). Returns the write error, or "".
+  std::string endTranslationUnit(bool Summarises);
 
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
@@ -227,7 +239,10 @@ private:
   // Across translation units (configure()).
   std::string InputPath, OutputPath;
   std::unique_ptr<SummaryDocument> External;
-  bool Written = false;
+  // What the checks asked of the linked summaries in this translation unit
+  // (recorded with or without a linked document: the driver decides from
+  // them whether the unit's findings depend on other files).
+  mutable std::set<std::string> ReadsSummaries, ReadsCallers;
 };
 
 } // namespace clang::tidy::torch_check

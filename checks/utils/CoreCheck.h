@@ -33,12 +33,9 @@ public:
   }
   void onStartOfTranslationUnit() override { Core->beginTranslationUnit(); }
   /// Writes the translation unit's summaries when TorchSummariesOutput asks
-  /// for them; a check that overrides it calls it.
-  void onEndOfTranslationUnit() override {
-    std::string Error = Core->endTranslationUnit();
-    if (!Error.empty())
-      configurationDiag("%0") << Error;
-  }
+  /// for them; a check that overrides it calls it after its last question
+  /// to the linked summaries (AnalysisCore::endTranslationUnit).
+  void onEndOfTranslationUnit() override { finishTranslationUnit(/*Summarises=*/false); }
 
   /// The global options of the analysis across translation units: the
   /// linked summaries to read, the file to write this unit's summaries to.
@@ -47,6 +44,14 @@ public:
 
 protected:
   AnalysisCore &core() const { return *Core; }
+  /// AnalysisCore::endTranslationUnit: \p Summarises is true for the check
+  /// that builds the summaries when they are to be written
+  /// (torch-eval-without-no-grad).
+  void finishTranslationUnit(bool Summarises) {
+    std::string Error = Core->endTranslationUnit(Summarises);
+    if (!Error.empty())
+      configurationDiag("%0") << Error;
+  }
 
 private:
   std::shared_ptr<AnalysisCore> Core;

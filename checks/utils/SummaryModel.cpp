@@ -2,6 +2,7 @@
 
 #include "SummaryModel.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -16,6 +17,14 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
          A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params;
+}
+
+bool FunctionSummary::isEmpty() const {
+  FunctionSummary None;
+  None.USR = USR;
+  None.Name = Name;
+  None.Params.resize(Params.size());
+  return *this == None;
 }
 
 static llvm::json::Value levelToJSON(unsigned L) {
@@ -159,6 +168,14 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   return Out;
 }
 
+bool SummaryDocument::changesAnalysisOf(const SummaryDocument &Unit) const {
+  for (const std::string &USR : Unit.ReadsSummaries)
+    if (const FunctionSummary *S = lookup(USR); S && !S->isEmpty())
+      return true;
+  return llvm::any_of(Unit.ReadsCallers,
+                      [&](const std::string &USR) { return resultReachesBackward(USR); });
+}
+
 const FunctionSummary *SummaryDocument::lookup(llvm::StringRef USR) const {
   auto It = Functions.find(USR.str());
   return It == Functions.end() ? nullptr : &It->second;
@@ -194,6 +211,10 @@ std::string SummaryDocument::toText() const {
   Array("resultReachesBackward", ResultReachesBackward, USRValue);
   if (!Uses.empty())
     Array("uses", Uses, USRValue);
+  if (!ReadsSummaries.empty())
+    Array("readsSummaries", ReadsSummaries, USRValue);
+  if (!ReadsCallers.empty())
+    Array("readsCallers", ReadsCallers, USRValue);
   OS << "}\n";
   return Out;
 }
@@ -237,15 +258,25 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
       return Fail("\"resultReachesBackward\": expected strings");
     Doc.ResultReachesBackward.insert(USR->str());
   }
-  if (const llvm::json::Value *UsesV = O->get("uses")) {
-    const llvm::json::Array *Uses = UsesV->getAsArray();
-    if (!Uses)
-      return Fail("\"uses\": expected an array");
-    for (const llvm::json::Value &U : *Uses) {
+  // The arrays of a unit's document (optional).
+  struct {
+    llvm::StringRef Key;
+    std::set<std::string> &Into;
+  } UnitArrays[] = {{"uses", Doc.Uses},
+                    {"readsSummaries", Doc.ReadsSummaries},
+                    {"readsCallers", Doc.ReadsCallers}};
+  for (auto &[Key, Into] : UnitArrays) {
+    const llvm::json::Value *V = O->get(Key);
+    if (!V)
+      continue;
+    const llvm::json::Array *A = V->getAsArray();
+    if (!A)
+      return Fail("\"" + Key + "\": expected an array");
+    for (const llvm::json::Value &U : *A) {
       std::optional<llvm::StringRef> USR = U.getAsString();
       if (!USR)
-        return Fail("\"uses\": expected strings");
-      Doc.Uses.insert(USR->str());
+        return Fail("\"" + Key + "\": expected strings");
+      Into.insert(USR->str());
     }
   }
   return Doc;

@@ -11,10 +11,20 @@
 //       {"version": 1,
 //        "functions": [FunctionSummary...],        sorted by USR, one per USR
 //        "resultReachesBackward": [USR...],        sorted, unique
-//        "uses": [USR...]}                         a unit's only (optional)
+//        "uses": [USR...],                         a unit's only (optional)
+//        "readsSummaries": [USR...],               a unit's only (optional)
+//        "readsCallers": [USR...]}                 a unit's only (optional)
 //     "resultReachesBackward" is a fact of the callers' side: some function
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
+//   - "readsSummaries" and "readsCallers" are what the checks asked of the
+//     linked summaries while the unit was analysed (the USRs of functions
+//     it calls without defining them; those whose callers' side it asked
+//     about), whether a linked document was loaded or not. When every
+//     answer the linked document gives to these questions is the answer of
+//     no document (changesAnalysisOf is false), the unit's findings with the
+//     linked summaries are its findings without: the checks take the same
+//     branches and ask the same questions.
 //   - Linking is a merge by USR. A function defined in several translation
 //     units (inline, template) keeps, for each effect, the fewest levels of
 //     calls any of them records and the union of the flags: "may do", the
@@ -90,6 +100,8 @@ struct FunctionSummary {
   bool trains(unsigned MaxDepth) const {
     return reaches(Backward, MaxDepth) || reaches(Step, MaxDepth) || reaches(Train, MaxDepth);
   }
+  /// Nothing reached, no flag: a check reads it as it reads no summary.
+  bool isEmpty() const;
   friend bool operator==(const FunctionSummary &A, const FunctionSummary &B);
 };
 
@@ -111,6 +123,10 @@ struct SummaryDocument {
   /// A unit's document only: the USRs of the functions it calls without
   /// defining them (what it reads from linked summaries). Not linked.
   std::set<std::string> Uses;
+  /// A unit's document only: the USRs whose linked summary the checks asked
+  /// for, and those whose callers' side they asked about (AnalysisCore).
+  /// Not linked.
+  std::set<std::string> ReadsSummaries, ReadsCallers;
 
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);
@@ -118,6 +134,12 @@ struct SummaryDocument {
   /// summaries of the functions it uses and the callers' side of those it
   /// defines, as text (equal texts: equal findings). A cache key holds it.
   std::string dependencies(const SummaryDocument &Unit) const;
+  /// True when this linked document can change the findings of the unit
+  /// whose document is \p Unit: a summary the unit asked for is linked and
+  /// not empty, or a function it asked about has a caller elsewhere that
+  /// feeds its result into a backward pass. False: the unit's findings
+  /// without linked summaries are its findings with them.
+  bool changesAnalysisOf(const SummaryDocument &Unit) const;
   const FunctionSummary *lookup(llvm::StringRef USR) const;
   bool resultReachesBackward(llvm::StringRef USR) const {
     return ResultReachesBackward.count(USR.str()) > 0;

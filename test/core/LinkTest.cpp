@@ -199,4 +199,66 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   EXPECT_EQ(Fresh.configure("/nonexistent/linked.json", ""), ""); // reported once
 }
 
+TEST(Link, WhatAUnitAskedDecidesWhetherItsFindingsDependOnOthers) {
+  // Without a linked document, the core still records the questions; the
+  // unit's document carries them (not linked).
+  auto Reader = parse(std::string(Shared) + R"cpp(
+torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
+)cpp", "report.cpp");
+  llvm::SmallString<128> Out;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-out", "json", Out));
+  EXPECT_EQ(Reader->Core.configure("", Out), "");
+  const FunctionDecl *Declared = Reader->declared("evaluate_actions");
+  const FunctionDecl *Report = Reader->declared("report");
+  std::string USR = usrOf(Declared), ReportUSR = usrOf(Report);
+  EXPECT_FALSE(Reader->Core.externalSummary(Declared));
+  EXPECT_FALSE(Reader->Core.externalSummary(Reader->declared("score"))); // defined: no question
+  EXPECT_FALSE(Reader->Core.resultReachesBackwardElsewhere(Report));
+  Reader->Core.summaries(Reader->ctx());
+  EXPECT_EQ(Reader->Core.endTranslationUnit(/*Summarises=*/false), "");
+  auto Unit = readSummaryFile(Out);
+  llvm::sys::fs::remove(Out);
+  ASSERT_TRUE(bool(Unit)) << llvm::toString(Unit.takeError());
+  EXPECT_EQ(Unit->ReadsSummaries, std::set<std::string>{USR});
+  EXPECT_EQ(Unit->ReadsCallers, std::set<std::string>{ReportUSR});
+  auto Back = parseSummaryDocument(Unit->toText());
+  ASSERT_TRUE(bool(Back));
+  EXPECT_EQ(Back->toText(), Unit->toText());
+  SummaryDocument Linked;
+  Linked.merge(*Unit);
+  EXPECT_TRUE(Linked.ReadsSummaries.empty() && Linked.ReadsCallers.empty());
+
+  // Nothing linked for what it asked, or an empty summary: the same answers
+  // as without a document. An effect, or a caller elsewhere that
+  // backpropagates its result: its findings depend on the link.
+  EXPECT_FALSE(Linked.changesAnalysisOf(*Unit));
+  Linked.Functions[USR] = summary(USR, NotReached, false, 2);
+  Linked.Functions["c:@F@other"] = summary("c:@F@other", 0, true, 0);
+  Linked.ResultReachesBackward.insert("c:@F@other");
+  EXPECT_FALSE(Linked.changesAnalysisOf(*Unit));
+  SummaryDocument Effect = Linked;
+  Effect.Functions[USR].Step = 3;
+  EXPECT_TRUE(Effect.changesAnalysisOf(*Unit));
+  SummaryDocument Param = Linked;
+  Param.Functions[USR].Params[1].Inserted = true;
+  EXPECT_TRUE(Param.changesAnalysisOf(*Unit));
+  SummaryDocument Callers = Linked;
+  Callers.ResultReachesBackward.insert(ReportUSR);
+  EXPECT_TRUE(Callers.changesAnalysisOf(*Unit));
+
+  // Nothing summarised and not the summarising check: nothing written (the
+  // document would not be complete).
+  AnalysisCore Idle;
+  llvm::SmallString<128> None;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-none", "json", None));
+  llvm::sys::fs::remove(None);
+  EXPECT_EQ(Idle.configure("", None), "");
+  Idle.beginTranslationUnit();
+  EXPECT_EQ(Idle.endTranslationUnit(/*Summarises=*/false), "");
+  EXPECT_FALSE(llvm::sys::fs::exists(None));
+  EXPECT_EQ(Idle.endTranslationUnit(/*Summarises=*/true), "");
+  EXPECT_TRUE(llvm::sys::fs::exists(None));
+  llvm::sys::fs::remove(None);
+}
+
 } // namespace

@@ -125,7 +125,8 @@ void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context, CallDepth);
+  const TrainingLoopAnalysis &Analysis =
+      core().trainingLoops(FD, *Result.Context, CallDepth);
   if (!Analysis.hasParents())
     return;
   const ParentMap &PM = Analysis.parents();

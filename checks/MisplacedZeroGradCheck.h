@@ -4,8 +4,8 @@
 #define LIBTORCH_TIDY_CHECKS_MISPLACEDZEROGRADCHECK_H
 
 #include "utils/CallGraph.h"
+#include "utils/CoreCheck.h"
 
-#include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::torch_check {
@@ -14,10 +14,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-misplaced-zero-grad.md
-class MisplacedZeroGradCheck : public ClangTidyCheck {
+class MisplacedZeroGradCheck : public CoreCheck {
 public:
-  MisplacedZeroGradCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context),
+  MisplacedZeroGradCheck(StringRef Name, ClangTidyContext *Context,
+                         std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)),
         CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
     Options.store(Opts, CallDepthOption, CallDepth);
@@ -27,7 +28,10 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onEndOfTranslationUnit() override { Reported.clear(); }
+  void onEndOfTranslationUnit() override {
+    Reported.clear();
+    CoreCheck::onEndOfTranslationUnit();
+  }
 
 private:
   /// How many levels of helper calls the training-loop analysis follows.

@@ -81,7 +81,8 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Body)
     return;
   const SourceManager &SM = *Result.SourceManager;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context, CallDepth);
+  const TrainingLoopAnalysis &Analysis =
+      core().trainingLoops(FD, *Result.Context, CallDepth);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     if (!Loop.hasEvent(TrainingEvent::Backward) || Loop.zeroesGradients() ||

@@ -4,8 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
 
 #include "utils/CallGraph.h"
-
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -13,10 +12,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-missing-zero-grad.md
-class MissingZeroGradCheck : public ClangTidyCheck {
+class MissingZeroGradCheck : public CoreCheck {
 public:
-  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context),
+  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context,
+                       std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)),
         CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
     Options.store(Opts, CallDepthOption, CallDepth);

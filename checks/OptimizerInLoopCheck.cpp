@@ -174,7 +174,8 @@ void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  const TrainingLoopAnalysis &Analysis =
+      core().trainingLoops(FD, *Result.Context, 0);
   if (Analysis.empty())
     return;
   const ParentMap &PM = Analysis.parents();

@@ -208,7 +208,8 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  TrainingLoopAnalysis Analysis(Body, *Result.Context);
+  const TrainingLoopAnalysis &Analysis =
+      core().trainingLoops(FD, *Result.Context, 0);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     llvm::SmallVector<const CallExpr *, 4> Syncs;

@@ -48,14 +48,15 @@ public:
     Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
     Factories.registerCheck<HookInLoopCheck>("torch-hook-in-loop");
     Factories.registerCheck<LoadInLoopCheck>("torch-load-in-loop");
-    Factories.registerCheck<MisplacedZeroGradCheck>("torch-misplaced-zero-grad");
+    registerCoreCheck<MisplacedZeroGradCheck>(Factories, "torch-misplaced-zero-grad", Core);
     Factories.registerCheck<MissingEvalCheck>("torch-missing-eval");
-    Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
+    registerCoreCheck<MissingZeroGradCheck>(Factories, "torch-missing-zero-grad", Core);
     Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
-    Factories.registerCheck<OptimizerInLoopCheck>("torch-optimizer-in-loop");
-    Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
+    registerCoreCheck<OptimizerInLoopCheck>(Factories, "torch-optimizer-in-loop", Core);
+    registerCoreCheck<SyncInLoopCheck>(Factories, "torch-sync-in-loop", Core);
     Factories.registerCheck<UnneededRetainGraphCheck>("torch-unneeded-retain-graph");
-    Factories.registerCheck<UnscaledAccumulatedLossCheck>("torch-unscaled-accumulated-loss");
+    registerCoreCheck<UnscaledAccumulatedLossCheck>(Factories, "torch-unscaled-accumulated-loss",
+                                                    Core);
   }
 };
 

@@ -228,7 +228,7 @@ void UnscaledAccumulatedLossCheck::check(const MatchFinder::MatchResult &Result)
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  TrainingLoopAnalysis Analysis(Body, Ctx);
+  const TrainingLoopAnalysis &Analysis = core().trainingLoops(FD, Ctx, 0);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     std::optional<ConditionalStep> Gate = Analysis.conditionalStep(Loop);

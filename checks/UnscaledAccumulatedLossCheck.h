@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UNSCALEDACCUMULATEDLOSSCHECK_H
 #define LIBTORCH_TIDY_CHECKS_UNSCALEDACCUMULATEDLOSSCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -11,9 +11,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-unscaled-accumulated-loss.md
-class UnscaledAccumulatedLossCheck : public ClangTidyCheck {
+class UnscaledAccumulatedLossCheck : public CoreCheck {
 public:
-  UnscaledAccumulatedLossCheck(StringRef Name, ClangTidyContext *Context) : ClangTidyCheck(Name, Context) {}
+  UnscaledAccumulatedLossCheck(StringRef Name, ClangTidyContext *Context,
+                               std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

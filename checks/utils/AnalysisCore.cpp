@@ -320,6 +320,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Current = &Ctx;
   Stale = false;
   Facts.clear();
+  Loops.clear();
   Summaries.reset();
   History.reset();
   Calls.reset();
@@ -335,6 +336,17 @@ const FunctionFacts &AnalysisCore::facts(const FunctionDecl *FD, ASTContext &Ctx
   std::unique_ptr<FunctionFacts> &Slot = Facts[Def];
   if (!Slot)
     Slot = std::make_unique<FunctionFacts>(Def, Ctx);
+  return *Slot;
+}
+
+const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
+                                                        ASTContext &Ctx,
+                                                        unsigned CallDepth) {
+  sync(Ctx);
+  std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
+  if (!Slot)
+    Slot =
+        std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
   return *Slot;
 }
 

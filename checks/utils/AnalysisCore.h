@@ -19,6 +19,9 @@
 //     includes the lambdas spelled in the body (marked InLambda).
 //   - Execution order inside the body comes from its CFG (ExecutionOrder.h),
 //     built on first use and kept with the facts.
+//   - The training loops of a body (TrainingLoop.h: events, loops, their
+//     parent map) are analysed once per function and call depth and shared
+//     by the checks that ask (trainingLoops).
 //   - Function summaries (Summaries.h) are computed once per translation unit,
 //     bottom-up over the call graph's strongly connected components, from the
 //     facts of every user function.
@@ -54,6 +57,7 @@
 #include "GradGuards.h"
 #include "History.h"
 #include "SummaryModel.h"
+#include "TrainingLoop.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -210,6 +214,12 @@ public:
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
 
+  /// The training loops of \p FD's body (TrainingLoopAnalysis, following
+  /// calls \p CallDepth levels deep), built on first use for each depth and
+  /// shared by every check that asks with the same depth.
+  const TrainingLoopAnalysis &
+  trainingLoops(const FunctionDecl *FD, ASTContext &Ctx, unsigned CallDepth);
+
   /// The function summaries of the translation unit (built on first use,
   /// once every function of the translation unit is parsed).
   const SummaryTable &summaries(ASTContext &Ctx);
@@ -231,6 +241,9 @@ private:
   ASTContext *Current = nullptr;
   bool Stale = true;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionFacts>> Facts;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
+                 std::unique_ptr<TrainingLoopAnalysis>>
+      Loops;
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
   std::unique_ptr<CallGraph> Calls;

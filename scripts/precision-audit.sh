@@ -59,9 +59,12 @@ while IFS= read -r -d '' file; do
   [[ -f $file.flags ]] && read -r -a extra < <(tr "\n" " " <"$file.flags"; echo) || true
   log="$OUT/${rel//\//__}.log"
   start=$(date +%s)
-  "$TIDY" --load "$PLUGIN" --checks="$CHECKS" "$file" -- "${FLAGS[@]}" "${extra[@]}" "${includes[@]}" >"$log" 2>&1 || true
+  rc=0
+  "$TIDY" --load "$PLUGIN" --checks="$CHECKS" "$file" -- "${FLAGS[@]}" "${extra[@]}" "${includes[@]}" >"$log" 2>&1 || rc=$?
   secs=$(($(date +%s) - start))
-  if grep -q '\[clang-diagnostic-error\]' "$log"; then
+  if ((rc >= 126)); then
+    status=tool-error # clang-tidy could not run, or crashed: never "ok"
+  elif grep -q '\[clang-diagnostic-error\]' "$log"; then
     status=parse-error
   else
     status=ok
@@ -86,3 +89,8 @@ echo "files: $(wc -l <"$OUT/files.tsv") ($(grep -c $'\tok\t' "$OUT/files.tsv" ||
   "$(grep -c $'\tparse-error\t' "$OUT/files.tsv" || true) skipped: parse errors)"
 echo "warnings per check:"
 cut -f4 "$OUT/warnings.tsv" | sort | uniq -c | sort -rn
+failed=$(grep -c $'\ttool-error\t' "$OUT/files.tsv" || true)
+if ((failed > 0)); then
+  echo "precision-audit: clang-tidy did not run to the end on $failed file(s) (status tool-error; see their logs)" >&2
+  exit 1
+fi

@@ -125,7 +125,7 @@ if [ "$SUBSET" != ci ]; then
   # separately): SANITIZE_CORPUS=DIR SANITIZE_CORPUS_FLAGS=FILE, run with
   # scripts/precision-audit.sh through the sanitized plugin.
   if [ -n "${SANITIZE_CORPUS:-}" ]; then
-    run "corpus $SANITIZE_CORPUS (precision-audit.sh)" env CLANG_TIDY="$B/clang-tidy-asan" \
+    run "corpus $SANITIZE_CORPUS (precision-audit.sh)" env CLANG_TIDY="$B/clang-tidy-asan/clang-tidy" \
       PLUGIN="$B/lib/LibTorchTidy.so" bash scripts/precision-audit.sh "$SANITIZE_CORPUS" \
       "${SANITIZE_CORPUS_FLAGS:?SANITIZE_CORPUS_FLAGS: the corpus flags file}" "$B/sanitize-corpus/external"
   fi

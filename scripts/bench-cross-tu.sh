@@ -9,6 +9,7 @@
 # DRIVER=PATH measures another build's libtorch-tidy (its plugin beside it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export BENCH_SCRIPTS=$PWD/scripts  # bench_run.py: one timed run
 BUILD_DIR=${BUILD_DIR:-build}
 ROOT=${BENCH_ROOT:-$(pwd)/$BUILD_DIR/bench-cross-tu}
 DRIVER=${DRIVER:-$(pwd)/$BUILD_DIR/bin/libtorch-tidy}
@@ -16,23 +17,11 @@ GENERATE_ONLY=1 BENCH_ROOT="$ROOT" BUILD_DIR="$BUILD_DIR" N=${N:-8} bash scripts
 cd "$ROOT"
 echo "== $(ls src | wc -l) translation units; -j${JOBS:-2}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$DRIVER" "${JOBS:-2}" <<'PY'
-import os, re, resource, shutil, subprocess, sys, time
+import os, shutil, sys
+sys.path.insert(0, os.environ["BENCH_SCRIPTS"])
+import bench_run
 driver, jobs = sys.argv[1:3]
-finding = re.compile(r"^(?:.*/)?(src/[^:]+):(\d+):(\d+): warning: .*\[(torch-[a-z-]+)\]$")
-
-def run(name, cmd):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    found = {m.groups() for m in map(finding.match, p.stdout.splitlines()) if m}
-    print("%-30s wall %6.1f s   cpu %6.1f s   %d findings" % (name + ":", wall, cpu, len(found)))
-    for l in p.stderr.splitlines():
-        if l.startswith("libtorch-tidy:"):
-            print("    " + l)
-    return cpu, found
+run = bench_run.run
 
 results = {}
 for mode, extra in [("plain", []), ("--cross-tu", ["--cross-tu"])]:

@@ -10,6 +10,7 @@
 # into DIR (scripts/bench-review.sh uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export BENCH_SCRIPTS=$PWD/scripts  # bench_run.py: one timed run
 BUILD_DIR=${BUILD_DIR:-build}
 N=${N:-8}
 JOBS=${JOBS:-2}
@@ -102,29 +103,13 @@ echo "== $(ls src | wc -l) translation units, $N with LibTorch; -j$JOBS; load av
 # CPU time of all child processes (user + system): steadier than wall time on a
 # shared machine. Findings: (file, line, column, check) of each warning.
 python3 - "$V" "$JOBS" <<'PY'
-import os, re, resource, shutil, subprocess, sys, time
+import functools, os, shutil, sys
+sys.path.insert(0, os.environ["BENCH_SCRIPTS"])
+import bench_run
 v, jobs = sys.argv[1:3]
 cache = os.path.abspath(".libtorch-tidy-cache")
 shutil.rmtree(cache, ignore_errors=True)
-finding = re.compile(r"^(?:.*/)?(src/[^:]+):(\d+):(\d+): warning: .*\[(torch-[a-z-]+)\]$")
-
-def run(name, cmd):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    found = set()
-    for line in p.stdout.splitlines():
-        m = finding.match(line.strip())
-        if m:
-            found.add(m.groups())
-    summary = [l for l in p.stderr.splitlines() if l.startswith("libtorch-tidy:")]
-    print("%-34s wall %6.1f s   cpu %6.1f s   %d findings" % (name + ":", wall, cpu, len(found)))
-    for l in summary:
-        print("    " + l)
-    return cpu, found
+run = functools.partial(bench_run.run, width=34)
 
 tidy = ["../bin/libtorch-tidy", "-p", ".", "-j", jobs]
 base_cpu, base = run("run-clang-tidy-%s -load" % v,

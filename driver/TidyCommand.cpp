@@ -126,14 +126,12 @@ int runTidyCommand(int Argc, const char **Argv) {
   if (CacheDir.empty())
     if (auto Env = llvm::sys::Process::GetEnv("LIBTORCH_TIDY_CACHE_DIR"))
       CacheDir = *Env;
+  std::vector<std::string> Plain = TidyArgs;
+  Plain.push_back("--");
+  Plain.insert(Plain.end(), Compile.begin(), Compile.end());
   std::string Clang = clangBesideTidy(*ClangTidy);
   if (!UsePch || CacheDir.empty() || Clang.empty())
-    return runTidy(*ClangTidy, [&] {
-      std::vector<std::string> All = TidyArgs;
-      All.push_back("--");
-      All.insert(All.end(), Compile.begin(), Compile.end());
-      return All;
-    }());
+    return runTidy(*ClangTidy, Plain);
 
   const std::string Cwd = currentDir();
   CompileCommand Command;
@@ -146,10 +144,6 @@ int runTidyCommand(int Argc, const char **Argv) {
       ExtraArgs.push_back(A.str());
   std::string ClangId = Clang + "\n" + runProcess(Clang, {Clang, "--version"}, 60).Output;
   PchPlan Plan = planPch(Command, ExtraArgs, ClangId);
-
-  std::vector<std::string> Plain = TidyArgs;
-  Plain.push_back("--");
-  Plain.insert(Plain.end(), Compile.begin(), Compile.end());
   if (!Plan.Usable)
     return runTidy(*ClangTidy, Plain);
 

@@ -1,6 +1,6 @@
 # Plain compiler and linker flags for LibTorch, for tools and tests that compile
 # LibTorch programs outside CMake (the end-to-end tests, `libtorch-tidy verify`).
-#   LIBTORCH_TIDY_TORCH_CXXFLAGS  -isystem dirs, -std=c++17, TORCH_CXX_FLAGS
+#   LIBTORCH_TIDY_TORCH_CXXFLAGS  -isystem dirs, -std=c++<CMAKE_CXX_STANDARD>, TORCH_CXX_FLAGS
 #   LIBTORCH_TIDY_TORCH_LDFLAGS   -L, -rpath and -l flags
 #   LIBTORCH_TIDY_TORCH_LIBDIR    the directory of libtorch.so
 set(LIBTORCH_TIDY_TORCH_CXXFLAGS "")
@@ -13,7 +13,7 @@ if(Torch_FOUND)
     endif()
     string(APPEND LIBTORCH_TIDY_TORCH_CXXFLAGS " -isystem ${dir}")
   endforeach()
-  string(APPEND LIBTORCH_TIDY_TORCH_CXXFLAGS " -std=c++17 ${TORCH_CXX_FLAGS}")
+  string(APPEND LIBTORCH_TIDY_TORCH_CXXFLAGS " -std=c++${CMAKE_CXX_STANDARD} ${TORCH_CXX_FLAGS}")
   get_target_property(_torch_configs torch IMPORTED_CONFIGURATIONS)
   set(_torch_lib "")
   foreach(cfg IN LISTS _torch_configs)

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -151,6 +152,11 @@ bool cudaSnapshotCompiled() { return true; }
 #if LIBTORCH_TIDY_CUDA_SNAPSHOT_PICKLED
 
 void recordCudaHistory() {
+  // The snapshot's C++ frames are named when it is taken. LibTorch's default
+  // symbolizer (dladdr) names only exported symbols, so the program's own
+  // functions read "??"; its DWARF reader ("fast") names them with file and
+  // line. A mode the user set is kept.
+  ::setenv("TORCH_SYMBOLIZE_MODE", "fast", /*overwrite=*/0);
   // enabled, context, stacks ("all": C++ frames too), entries of the trace ring.
   torch::cuda::_record_memory_history(std::string("all"), std::string("all"), std::string("all"), size_t(100000));
 }

@@ -100,7 +100,15 @@ def main():
         check(len(data["segments"]) > 0, f"{p}: CUDA segments present")
         if args.cuda_function:
             frames = frames_of(data)
-            check(any(args.cuda_function in f for f in frames), f"{p}: frames name {args.cuda_function}")
+            ok = any(args.cuda_function in f for f in frames)
+            check(ok, f"{p}: frames name {args.cuda_function}")
+            if not ok:
+                blocks = [b for seg in data["segments"] for b in seg["blocks"]]
+                print(f"      {len(blocks)} blocks, {sum(1 for b in blocks if b.get('frames'))} with frames, "
+                      f"{len(frames)} distinct frame names; some: {sorted(frames)[:12]}")
+                example = next((b for b in blocks if b.get("frames")), None)
+                if example:
+                    print(f"      one block's frames: {example['frames'][:8]}")
 
     if failures:
         print(f"snapshot format test: {len(failures)} failed")

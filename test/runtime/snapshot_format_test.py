@@ -100,7 +100,9 @@ def main():
         check(len(data["segments"]) > 0, f"{p}: CUDA segments present")
         if args.cuda_function:
             frames = frames_of(data)
-            ok = any(args.cuda_function in f for f in frames)
+            # The function itself (a name, or a name and its parameters), not a
+            # longer name holding it (main in __libc_start_main).
+            ok = any(f == args.cuda_function or f.startswith(args.cuda_function + "(") for f in frames)
             check(ok, f"{p}: frames name {args.cuda_function}")
             if not ok:
                 blocks = [b for seg in data["segments"] for b in seg["blocks"]]

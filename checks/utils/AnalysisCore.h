@@ -22,6 +22,10 @@
 //   - The training loops of a body (TrainingLoop.h: events, loops, their
 //     parent map) are analysed once per function and call depth and shared
 //     by the checks that ask (trainingLoops).
+//   - The history analysis of a body (History.h: which values carry autograd
+//     history) is built once per function and shared by the history checks
+//     (historyOf); their end-of-unit findings wait in one list with one call
+//     graph per call depth (historySites).
 //   - Function summaries (Summaries.h) are computed once per translation unit,
 //     bottom-up over the call graph's strongly connected components, from the
 //     facts of every user function.

@@ -109,6 +109,8 @@ private:
 /// The calls of the translation unit's functions and whether autograd is off
 /// where they happen (the call graph of CallGraph.h): a function whose every
 /// chain of callers passes a guard computes no history, whatever its body says.
+/// The analysis core holds one per call depth for the history checks
+/// (AnalysisCore::historySites): their deferred findings wait in one list.
 class CallSiteGuards : public CallGraph {
 public:
   /// True when \p FD is called in the TU and every chain of calls reaching it

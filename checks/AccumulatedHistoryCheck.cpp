@@ -114,7 +114,6 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  Sites.collect(FD, Body, *Result.Context);
   if (isModuleForward(FD))
     return;
   ASTContext &Ctx = *Result.Context;
@@ -130,16 +129,15 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
 
   HistoryFunctions &Functions = core().history(Ctx);
   const SourceManager &SM = *Result.SourceManager;
-  HistoryAnalysis History(Body, Ctx, Functions);
+  const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();
 
-  std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Accumulation &A : Collector.Found) {
     const Stmt *Loop = enclosingLoop(A.Stmt, PM, Body);
     const ValueDecl *Acc = A.AccDecl ? A.AccDecl : storageOf(A.Acc);
     if (!Loop && Acc && !History.isGuarded(A.Stmt) && !A.Copy) {
       if (const auto *Field = dyn_cast<FieldDecl>(Acc))
-        checkMemberUpdate(FD, A.Stmt, A.Value, Field, History, ParamHistory, Ctx);
+        checkMemberUpdate(FD, A.Stmt, A.Value, Field, History, Ctx);
       continue;
     }
     if (!Loop || !Acc || !outlivesIteration(Acc, Loop, SM) || History.isGuarded(A.Stmt))
@@ -169,7 +167,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
       SourceLoc = Source->getExprLoc();
     std::string Name = Acc->getName().str();
     const bool Copy = A.Copy;
-    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy]() {
+    core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy]() {
       {
         auto D = Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history: "
                                   "the copy puts '%0' in the graph of every iteration, which stays "
@@ -192,14 +190,13 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
 void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt,
                                                 const Expr *Value, const FieldDecl *Field,
                                                 const HistoryAnalysis &History,
-                                                std::unique_ptr<HistoryAnalysis> &ParamHistory,
                                                 ASTContext &Ctx) {
   HistoryFunctions &Functions = core().history(Ctx);
   if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(Stmt, FD->getBody(), History.parentMap()) ||
       History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
       memberLeavesClass(Field, Functions, Ctx))
     return;
-  auto Trace = traceMemberHistory(FD, Value, History, ParamHistory, Functions, Ctx);
+  auto Trace = traceMemberHistory(FD, Value, History, Functions, Ctx);
   if (!Trace)
     return;
   SourceLocation Loc = isa<CXXOperatorCallExpr>(Stmt) ? compat::beginLoc(Stmt) : Stmt->getExprLoc();
@@ -208,8 +205,9 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   std::string Name = Field->getName().str();
   SourceLocation FieldLoc = Field->getLocation();
   const SourceManager *SM = &Ctx.getSourceManager();
+  CallSiteGuards &Sites = core().historySites(Ctx, CallDepth);
   Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
-                   &Ctx]() {
+                   &Ctx, &Sites]() {
     auto Chain = memberHistoryChain(Sites, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
     if (Chain.empty())
       return;
@@ -227,8 +225,6 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   });
 }
 
-void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
-  Sites.emitPendingAndClear();
-}
+void AccumulatedHistoryCheck::onEndOfTranslationUnit() { core().emitHistoryFindings(); }
 
 } // namespace clang::tidy::torch_check

@@ -3,11 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
 #define LIBTORCH_TIDY_CHECKS_ACCUMULATEDHISTORYCHECK_H
 
-#include "utils/History.h"
-
 #include "utils/CoreCheck.h"
-#include <functional>
-#include <vector>
 
 namespace clang::tidy::torch_check {
 
@@ -20,11 +16,10 @@ class AccumulatedHistoryCheck : public CoreCheck {
 public:
   AccumulatedHistoryCheck(StringRef Name, ClangTidyContext *Context,
                           std::shared_ptr<AnalysisCore> Core = nullptr)
-      : CoreCheck(Name, Context, std::move(Core)) {
-    Sites.setMaxDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth));
-  }
+      : CoreCheck(Name, Context, std::move(Core)),
+        CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
-    Options.store(Opts, CallDepthOption, Sites.maxDepth());
+    Options.store(Opts, CallDepthOption, CallDepth);
   }
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
@@ -37,11 +32,13 @@ private:
   /// A data member accumulated in a method called from a loop.
   void checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt, const Expr *Value,
                          const FieldDecl *Field, const HistoryAnalysis &History,
-                         std::unique_ptr<HistoryAnalysis> &ParamHistory, ASTContext &Ctx);
+                         ASTContext &Ctx);
 
-  /// Also holds the findings until the end of the TU: a function whose every
-  /// call site is guarded computes no history.
-  CallSiteGuards Sites;
+  /// How many levels of calls the member and guard chains follow. The
+  /// findings wait for the end of the translation unit in the core's
+  /// historySites (a function whose every call site is guarded computes no
+  /// history).
+  const unsigned CallDepth;
 };
 
 } // namespace clang::tidy::torch_check

@@ -3,13 +3,13 @@
 #include "CarriedHistoryCheck.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -20,16 +20,6 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 namespace {
-
-class ForwardCollector : public RecursiveASTVisitor<ForwardCollector> {
-public:
-  llvm::SmallVector<const CallExpr *, 8> Forwards;
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isForwardCall(Call))
-      Forwards.push_back(Call);
-    return true;
-  }
-};
 
 /// The arguments of a forward pass (not the module it is called on).
 llvm::SmallVector<const Expr *, 4> forwardArguments(const CallExpr *F) {
@@ -154,19 +144,18 @@ void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  ForwardCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Forwards.empty())
+  ASTContext &Ctx = *Result.Context;
+  // The core's facts: no forward pass, or no backward pass, in the body (its
+  // lambdas included): nothing to find, and no history walk.
+  if (!core().runsForwardAndBackward(FD, Ctx))
     return;
 
-  ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  HistoryAnalysis History(Body, Ctx, Functions);
-  if (History.backwardCalls().empty())
-    return;
+  const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();
 
-  for (const CallExpr *F : Collector.Forwards) {
+  for (const Fact *Forward : core().facts(FD, Ctx).of(Fact::Forward)) {
+    const auto *F = cast<CallExpr>(Forward->S);
     const Stmt *InnerLoop = enclosingLoop(F, PM, Body);
     if (!InnerLoop || History.isGuarded(F))
       continue;

@@ -3,9 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_CARRIEDHISTORYCHECK_H
 #define LIBTORCH_TIDY_CHECKS_CARRIEDHISTORYCHECK_H
 
-#include "utils/History.h"
-
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -15,19 +13,18 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-carried-history.md
-class CarriedHistoryCheck : public ClangTidyCheck {
+class CarriedHistoryCheck : public CoreCheck {
 public:
-  CarriedHistoryCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+  CarriedHistoryCheck(StringRef Name, ClangTidyContext *Context,
+                      std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onEndOfTranslationUnit() override { Functions.clear(); }
-
-private:
-  HistoryFunctions Functions;
+  /// Asks nothing of the linked summaries: writes none.
+  void onEndOfTranslationUnit() override {}
 };
 
 } // namespace clang::tidy::torch_check

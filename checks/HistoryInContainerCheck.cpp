@@ -3,6 +3,7 @@
 #include "HistoryInContainerCheck.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
@@ -168,7 +169,6 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
-  Sites.collect(FD, Body, *Result.Context);
   InsertionCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Found.empty())
@@ -176,10 +176,10 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
 
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  HistoryAnalysis History(Body, Ctx, Functions);
+  HistoryFunctions &Functions = core().history(Ctx);
+  const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();
 
-  std::unique_ptr<HistoryAnalysis> ParamHistory;
   for (const Insertion &I : Collector.Found) {
     const Stmt *Loop = enclosingLoop(I.Stmt, PM, Body);
     const ValueDecl *Container = storageOf(I.Container);
@@ -198,7 +198,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     // A method called once per iteration of a loop elsewhere: reported with the
     // call chain (or left alone when the member leaves the class).
     if (!Loop && Member && !History.isGuarded(I.Stmt) &&
-        checkMemberInsertion(FD, I, Member, History, ParamHistory, Ctx, KeptByMethod))
+        checkMemberInsertion(FD, I, Member, History, Ctx, KeptByMethod))
       continue;
     if (!Loop && !KeptByMethod)
       continue;
@@ -243,7 +243,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
     if (Source != Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Container->getName().str();
-    Sites.defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+    core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
       {
         auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
                            "iteration stays alive as long as '%0' holds it; store a detached tensor")
@@ -275,8 +275,8 @@ static bool memberEmptied(const FieldDecl *Field, const ASTContext &Ctx) {
 bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const Insertion &I,
                                                    const FieldDecl *Field,
                                                    const HistoryAnalysis &History,
-                                                   std::unique_ptr<HistoryAnalysis> &ParamHistory,
                                                    ASTContext &Ctx, bool ReportWithoutChain) {
+  HistoryFunctions &Functions = core().history(Ctx);
   if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(I.Stmt, FD->getBody(), History.parentMap()))
     return false;
   if (History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
@@ -286,7 +286,7 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   const Expr *Value = nullptr;
   std::optional<MemberHistoryTrace> Trace;
   for (const Expr *V : I.Values)
-    if ((Trace = traceMemberHistory(FD, V, History, ParamHistory, Functions, Ctx))) {
+    if ((Trace = traceMemberHistory(FD, V, History, Functions, Ctx))) {
       Value = V;
       break;
     }
@@ -309,9 +309,10 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   SourceLocation SourceLoc;
   if (Source && Source != Value->IgnoreImplicit())
     SourceLoc = Source->getExprLoc();
+  CallSiteGuards &Sites = core().historySites(Ctx, CallDepth);
   Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
-                   &Ctx, ReportWithoutChain, SourceLoc]() {
-    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, Functions, Ctx, *SM);
+                   &Ctx, ReportWithoutChain, SourceLoc, &Sites]() {
+    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
     // Not called from a loop of this file: a member that only grows still
     // keeps one graph per call (when no method of the class empties it).
     if (Chain.empty() && !ReportWithoutChain)
@@ -335,9 +336,6 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   return true;
 }
 
-void HistoryInContainerCheck::onEndOfTranslationUnit() {
-  Sites.emitPendingAndClear();
-  Functions.clear();
-}
+void HistoryInContainerCheck::onEndOfTranslationUnit() { core().emitHistoryFindings(); }
 
 } // namespace clang::tidy::torch_check

@@ -3,11 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HISTORYINCONTAINERCHECK_H
 #define LIBTORCH_TIDY_CHECKS_HISTORYINCONTAINERCHECK_H
 
-#include "utils/History.h"
-
-#include "clang-tidy/ClangTidyCheck.h"
-#include <functional>
-#include <vector>
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -16,14 +12,14 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-history-in-container.md
-class HistoryInContainerCheck : public ClangTidyCheck {
+class HistoryInContainerCheck : public CoreCheck {
 public:
-  HistoryInContainerCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {
-    Sites.setMaxDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth));
-  }
+  HistoryInContainerCheck(StringRef Name, ClangTidyContext *Context,
+                          std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)),
+        CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
-    Options.store(Opts, CallDepthOption, Sites.maxDepth());
+    Options.store(Opts, CallDepthOption, CallDepth);
   }
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
@@ -42,14 +38,14 @@ private:
   /// (or left alone on purpose). \p ReportWithoutChain: report it even when no
   /// loop of the file calls the method.
   bool checkMemberInsertion(const FunctionDecl *FD, const Insertion &I, const FieldDecl *Field,
-                            const HistoryAnalysis &History,
-                            std::unique_ptr<HistoryAnalysis> &ParamHistory, ASTContext &Ctx,
+                            const HistoryAnalysis &History, ASTContext &Ctx,
                             bool ReportWithoutChain);
 
-  HistoryFunctions Functions;
-  /// Also holds the findings until the end of the TU: a function whose every
-  /// call site is guarded computes no history.
-  CallSiteGuards Sites;
+  /// How many levels of calls the member and guard chains follow. The
+  /// findings wait for the end of the translation unit in the core's
+  /// historySites, shared with torch-accumulated-history (a function whose
+  /// every call site is guarded computes no history).
+  const unsigned CallDepth;
 };
 
 } // namespace clang::tidy::torch_check

@@ -38,14 +38,14 @@ public:
     auto Core = std::make_shared<AnalysisCore>();
     registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
     Factories.registerCheck<AutocastNotRestoredCheck>("torch-autocast-not-restored");
-    Factories.registerCheck<CarriedHistoryCheck>("torch-carried-history");
+    registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
     Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
     Factories.registerCheck<FromBlobLifetimeCheck>("torch-from-blob-lifetime");
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
-    Factories.registerCheck<HistoryInContainerCheck>("torch-history-in-container");
+    registerCoreCheck<HistoryInContainerCheck>(Factories, "torch-history-in-container", Core);
     Factories.registerCheck<HookInLoopCheck>("torch-hook-in-loop");
     Factories.registerCheck<LoadInLoopCheck>("torch-load-in-loop");
     registerCoreCheck<MisplacedZeroGradCheck>(Factories, "torch-misplaced-zero-grad", Core);

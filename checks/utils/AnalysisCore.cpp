@@ -323,6 +323,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Loops.clear();
   Summaries.reset();
   History.reset();
+  HistorySites.clear();
   Calls.reset();
   Functions.clear();
   FunctionsListed = false;
@@ -365,6 +366,37 @@ HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
   if (!History)
     History = std::make_unique<HistoryFunctions>();
   return *History;
+}
+
+// ---- history ----------------------------------------------------------------
+
+const HistoryAnalysis &AnalysisCore::historyOf(const FunctionDecl *FD, ASTContext &Ctx,
+                                               bool ParamsCarry) {
+  return history(Ctx).analysis(FD, Ctx, ParamsCarry);
+}
+
+bool AnalysisCore::runsForwardAndBackward(const FunctionDecl *FD, ASTContext &Ctx) {
+  const FunctionFacts &F = facts(FD, Ctx);
+  return F.has(Fact::Forward) && (F.has(Fact::Backward) || F.has(Fact::Grad));
+}
+
+CallSiteGuards &AnalysisCore::historySites(ASTContext &Ctx, unsigned CallDepth) {
+  sync(Ctx);
+  std::unique_ptr<CallSiteGuards> &Slot = HistorySites[CallDepth];
+  if (!Slot) {
+    Slot = std::make_unique<CallSiteGuards>();
+    Slot->setMaxDepth(CallDepth);
+    for (const FunctionDecl *FD : userFunctions(Ctx))
+      if (const Stmt *Body = FD->getBody())
+        Slot->collect(FD, Body, Ctx);
+  }
+  return *Slot;
+}
+
+void AnalysisCore::emitHistoryFindings() {
+  for (auto &[Depth, Sites] : HistorySites)
+    Sites->emitPendingAndClear();
+  HistorySites.clear();
 }
 
 const CallGraph &AnalysisCore::calls(ASTContext &Ctx) {

@@ -22,6 +22,10 @@
 //   - The training loops of a body (TrainingLoop.h: events, loops, their
 //     parent map) are analysed once per function and call depth and shared
 //     by the checks that ask (trainingLoops).
+//   - The history analysis of a body (History.h: which values carry autograd
+//     history) is built once per function and shared by the history checks
+//     (historyOf); their end-of-unit findings wait in one list with one call
+//     graph per call depth (historySites).
 //   - Function summaries (Summaries.h) are computed once per translation unit,
 //     bottom-up over the call graph's strongly connected components, from the
 //     facts of every user function.
@@ -227,6 +231,31 @@ public:
   /// The history summaries of the translation unit (History.h), shared.
   HistoryFunctions &history(ASTContext &Ctx);
 
+  // ---- history (torch-carried-history, torch-accumulated-history,
+  // torch-history-in-container) ----------------------------------------------
+
+  /// The history analysis of \p FD's body (HistoryFunctions::analysis): one
+  /// history walk per function (and per \p ParamsCarry), shared.
+  const HistoryAnalysis &historyOf(const FunctionDecl *FD, ASTContext &Ctx,
+                                   bool ParamsCarry = false);
+  /// The prefilter of torch-carried-history, from the facts alone: true when
+  /// \p FD's body (lambdas included) runs a forward pass and a backward pass
+  /// or autograd::grad. Otherwise no state can carry a graph from one
+  /// iteration into a backward pass of the same loop.
+  bool runsForwardAndBackward(const FunctionDecl *FD, ASTContext &Ctx);
+  /// The findings of the history checks that wait for the end of the
+  /// translation unit (a function whose every call is guarded computes no
+  /// history), with the calls between the user's functions followed
+  /// \p CallDepth levels deep: collected once per translation unit and
+  /// depth, shared by torch-accumulated-history and
+  /// torch-history-in-container; each check emits the whole list at its end
+  /// of the translation unit (the first one to end emits both checks'
+  /// findings, through their own diag()).
+  CallSiteGuards &historySites(ASTContext &Ctx, unsigned CallDepth);
+  /// Emits the deferred findings of historySites (every depth) and forgets
+  /// them: called by each history check at its end of the translation unit.
+  void emitHistoryFindings();
+
   /// The calls between the user's functions of the translation unit, with
   /// their guards and loops (CallGraph.h), collected once.
   const CallGraph &calls(ASTContext &Ctx);
@@ -246,6 +275,7 @@ private:
       Loops;
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
+  llvm::DenseMap<unsigned, std::unique_ptr<CallSiteGuards>> HistorySites;
   std::unique_ptr<CallGraph> Calls;
   std::vector<const FunctionDecl *> Functions;
   bool FunctionsListed = false;

@@ -119,6 +119,29 @@ static const FunctionDecl *userDefinition(const FunctionDecl *FD, const ASTConte
   return Def;
 }
 
+HistoryFunctions::HistoryFunctions() = default;
+HistoryFunctions::~HistoryFunctions() = default;
+
+void HistoryFunctions::clear() {
+  Summaries.clear();
+  MemberBackward.clear();
+  Analyses.clear();
+}
+
+const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTContext &Ctx,
+                                                  bool ParamsCarry) {
+  if (const FunctionDecl *Def = FD->getDefinition())
+    FD = Def;
+  auto Key = std::make_pair(FD, static_cast<unsigned>(ParamsCarry));
+  if (auto It = Analyses.find(Key); It != Analyses.end())
+    return *It->second;
+  // Built before it is inserted: the map may grow meanwhile.
+  auto A = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, *this, ParamsCarry);
+  const HistoryAnalysis &Result = *A;
+  Analyses[Key] = std::move(A);
+  return Result;
+}
+
 HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionDecl *Def = userDefinition(FD, Ctx);
   if (!Def || !mayCarryHistoryType(Def->getReturnType()))
@@ -155,7 +178,7 @@ bool HistoryFunctions::memberFlowsIntoBackward(const FieldDecl *Field, ASTContex
       const FunctionDecl *Def = userDefinition(MD, Ctx);
       if (!Def)
         continue;
-      HistoryAnalysis A(Def->getBody(), Ctx, *this);
+      const HistoryAnalysis &A = analysis(Def, Ctx);
       if (!A.backwardCalls().empty() && A.flowsIntoBackward(Field)) {
         Result = true;
         break;
@@ -195,14 +218,11 @@ chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDe
 
 std::optional<MemberHistoryTrace>
 traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnalysis &History,
-                   std::unique_ptr<HistoryAnalysis> &ParamHistory, HistoryFunctions &Functions,
-                   ASTContext &Ctx) {
+                   HistoryFunctions &Functions, ASTContext &Ctx) {
   if (const Expr *Source = History.historySource(Value))
     return MemberHistoryTrace{Source, -1};
-  if (!ParamHistory)
-    ParamHistory = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, Functions,
-                                                     /*ParamsCarry=*/true);
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(ParamHistory->historySource(Value));
+  const HistoryAnalysis &ParamHistory = Functions.analysis(FD, Ctx, /*ParamsCarry=*/true);
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(ParamHistory.historySource(Value));
   const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   if (!P)
     return std::nullopt;
@@ -231,8 +251,7 @@ memberHistoryChain(const CallGraph &Graph, const FunctionDecl *FD, const FieldDe
     const FunctionDecl *Caller = S.Caller->getDefinition();
     if (!Arg || !Caller || !Caller->getBody())
       return false;
-    HistoryAnalysis CallerHistory(Caller->getBody(), Ctx, Functions);
-    return CallerHistory.historySource(Arg) != nullptr;
+    return Functions.analysis(Caller, Ctx).historySource(Arg) != nullptr;
   });
 }
 

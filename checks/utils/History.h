@@ -32,12 +32,14 @@
 // `v = v.detach()`) counts as carrying no history: the analysis is not
 // flow-sensitive, and when unsure the checks stay silent.
 //
-// Usage: build one HistoryAnalysis per function body (it traverses the body
-// once, lambdas included, and solves the variables), then query it per
-// expression. A HistoryFunctions object holds the per-function summaries of
-// one translation unit; a check keeps one and clears it at the end of the TU.
+// Usage: a HistoryAnalysis traverses one body (lambdas included) and solves
+// its variables; query it per expression. The analysis core
+// (AnalysisCore::history) holds the translation unit's one HistoryFunctions:
+// the per-function summaries and each function's analysis, built once and
+// shared by the history checks (HistoryFunctions::analysis).
 //
-//   HistoryAnalysis History(Body, Ctx, Functions);
+//   HistoryFunctions &Functions = core().history(Ctx);
+//   const HistoryAnalysis &History = Functions.analysis(FD, Ctx);
 //   if (const Expr *Source = History.historySource(E)) ... // E carries history
 //   if (History.flowsIntoBackward(Acc)) ...                // wanted graph
 //
@@ -66,8 +68,11 @@ namespace clang::tidy::torch_check {
 /// Per-translation-unit summaries: does a function defined in the TU return a
 /// tensor that carries history? Computed on demand (callees may be defined
 /// after their callers), memoised, recursion-safe.
+class HistoryAnalysis;
 class HistoryFunctions {
 public:
+  HistoryFunctions();
+  ~HistoryFunctions();
   struct Summary {
     bool Always = false;   ///< its result carries history whatever its arguments
     bool FromArgs = false; ///< its result carries history when an argument does
@@ -79,10 +84,16 @@ public:
   /// passes the member's value into a backward pass (a loss summed in one
   /// method and back-propagated in another). Memoised.
   bool memberFlowsIntoBackward(const FieldDecl *Field, ASTContext &Ctx);
-  void clear() {
-    Summaries.clear();
-    MemberBackward.clear();
-  }
+  /// The history analysis of \p FD's body (its definition's), built on first
+  /// use and shared by every check that asks: one history walk per function
+  /// for torch-carried-history, torch-accumulated-history and
+  /// torch-history-in-container. \p ParamsCarry: the analysis that assumes
+  /// the parameters carry history (where a member's history comes from).
+  /// Not used inside summary(), whose analyses see a recursive call's
+  /// summary in progress and so are not the final answer.
+  const HistoryAnalysis &analysis(const FunctionDecl *FD, ASTContext &Ctx,
+                                  bool ParamsCarry = false);
+  void clear();
 
 private:
   struct Entry {
@@ -91,11 +102,15 @@ private:
   };
   llvm::DenseMap<const FunctionDecl *, Entry> Summaries;
   llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, std::unique_ptr<HistoryAnalysis>>
+      Analyses;
 };
 
 /// The calls of the translation unit's functions and whether autograd is off
 /// where they happen (the call graph of CallGraph.h): a function whose every
 /// chain of callers passes a guard computes no history, whatever its body says.
+/// The analysis core holds one per call depth for the history checks
+/// (AnalysisCore::historySites): their deferred findings wait in one list.
 class CallSiteGuards : public CallGraph {
 public:
   /// True when \p FD is called in the TU and every chain of calls reaching it
@@ -142,14 +157,12 @@ struct MemberHistoryTrace {
   const Expr *Source = nullptr;
   int ParamIndex = -1;
 };
-class HistoryAnalysis;
 /// The trace of \p Value, stored in \p FD: History's own source, else the
-/// parameter it comes from (ParamHistory, built on first use with
-/// ParamsCarry). None when it carries no history either way.
+/// parameter it comes from (the shared analysis of \p FD with ParamsCarry).
+/// None when it carries no history either way.
 std::optional<MemberHistoryTrace>
 traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnalysis &History,
-                   std::unique_ptr<HistoryAnalysis> &ParamHistory, HistoryFunctions &Functions,
-                   ASTContext &Ctx);
+                   HistoryFunctions &Functions, ASTContext &Ctx);
 /// chainKeepingMember for \p Trace: a value from a parameter needs a direct
 /// call in a loop whose argument carries history in the caller.
 llvm::SmallVector<const CallGraph::Site *, 4>

@@ -321,6 +321,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Stale = false;
   Facts.clear();
   Loops.clear();
+  LinkedLoops.clear();
   Summaries.reset();
   History.reset();
   Calls.reset();
@@ -341,13 +342,20 @@ const FunctionFacts &AnalysisCore::facts(const FunctionDecl *FD, ASTContext &Ctx
 
 const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
                                                         ASTContext &Ctx,
-                                                        unsigned CallDepth) {
+                                                        unsigned CallDepth, bool Linked) {
   sync(Ctx);
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
   if (!Slot)
     Slot =
         std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
-  return *Slot;
+  if (!Linked || !Slot->callsOtherUnits())
+    return *Slot;
+  std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
+  if (!LinkedSlot)
+    LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
+        FD->getBody(), Ctx, CallDepth,
+        [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
+  return *LinkedSlot;
 }
 
 llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx) {

@@ -346,6 +346,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         if (std::string U = usrOf(Callee); !U.empty())
           ResultToBackward.insert(U);
     }
+    S.LoopEvents = helperLoopEvents(FD, Ctx);
     if (History) {
       HistoryFunctions::Summary H = History->summary(FD, Ctx);
       S.ReturnsHistory = H.Always;

@@ -16,7 +16,8 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Step == B.Step && A.ZeroGrad == B.ZeroGrad && A.Train == B.Train &&
          A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
-         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params;
+         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
+         A.LoopEvents == B.LoopEvents;
 }
 
 bool FunctionSummary::isEmpty() const {
@@ -51,20 +52,27 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
                                         {"writtenInPlace", P.WrittenInPlace},
                                         {"inserted", P.Inserted},
                                         {"returned", P.Returned}});
-  return llvm::json::Object{{"usr", S.USR},
-                            {"name", S.Name},
-                            {"forward", levelToJSON(S.Forward)},
-                            {"unguardedForward", levelToJSON(S.UnguardedForward)},
-                            {"backward", levelToJSON(S.Backward)},
-                            {"step", levelToJSON(S.Step)},
-                            {"zeroGrad", levelToJSON(S.ZeroGrad)},
-                            {"train", levelToJSON(S.Train)},
-                            {"eval", levelToJSON(S.Eval)},
-                            {"sync", levelToJSON(S.Sync)},
-                            {"disablesGrad", S.DisablesGrad},
-                            {"returnsHistory", S.ReturnsHistory},
-                            {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
-                            {"params", std::move(Params)}};
+  llvm::json::Object O{{"usr", S.USR},
+                       {"name", S.Name},
+                       {"forward", levelToJSON(S.Forward)},
+                       {"unguardedForward", levelToJSON(S.UnguardedForward)},
+                       {"backward", levelToJSON(S.Backward)},
+                       {"step", levelToJSON(S.Step)},
+                       {"zeroGrad", levelToJSON(S.ZeroGrad)},
+                       {"train", levelToJSON(S.Train)},
+                       {"eval", levelToJSON(S.Eval)},
+                       {"sync", levelToJSON(S.Sync)},
+                       {"disablesGrad", S.DisablesGrad},
+                       {"returnsHistory", S.ReturnsHistory},
+                       {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
+                       {"params", std::move(Params)}};
+  if (!S.LoopEvents.empty()) {
+    llvm::json::Array Events;
+    for (const std::string &E : S.LoopEvents)
+      Events.push_back(E);
+    O["loopEvents"] = std::move(Events);
+  }
+  return O;
 }
 
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
@@ -105,7 +113,49 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
       return false;
     S.Params.push_back(PS);
   }
+  S.LoopEvents.clear();
+  if (const llvm::json::Value *EV = O->get("loopEvents")) {
+    const llvm::json::Array *Events = EV->getAsArray();
+    if (!Events) {
+      P.field("loopEvents").report("expected an array of strings");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Events) {
+      std::optional<llvm::StringRef> Str = E.getAsString();
+      if (!Str) {
+        P.field("loopEvents").report("expected an array of strings");
+        return false;
+      }
+      S.LoopEvents.push_back(Str->str());
+    }
+    normaliseLoopEvents(S.LoopEvents);
+  }
   return true;
+}
+
+void normaliseLoopEvents(std::vector<std::string> &Events) {
+  while (Events.size() > 1 && Events.back() == Events[Events.size() - 2])
+    Events.pop_back();
+  if (llvm::all_of(Events, [](const std::string &E) { return E.empty(); }))
+    Events.clear();
+}
+
+/// Merges the loop events of two definitions of one function: equal entries
+/// stay, different ones become "O" (which runs is unknown: opaque).
+static void mergeLoopEvents(std::vector<std::string> &Into, const std::vector<std::string> &From) {
+  if (Into == From)
+    return;
+  size_t N = std::max(Into.size(), From.size());
+  auto At = [](const std::vector<std::string> &V, size_t I) -> std::string {
+    return V.empty() ? std::string() : V[std::min(I, V.size() - 1)];
+  };
+  std::vector<std::string> Merged;
+  for (size_t I = 0; I < N; ++I) {
+    std::string A = At(Into, I), B = At(From, I);
+    Merged.push_back(A == B ? A : "O");
+  }
+  normaliseLoopEvents(Merged);
+  Into = std::move(Merged);
 }
 
 void lowerLevel(unsigned &Level, unsigned Candidate) {
@@ -139,6 +189,7 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
     Into.Params[I].Inserted |= From.Params[I].Inserted;
     Into.Params[I].Returned |= From.Params[I].Returned;
   }
+  mergeLoopEvents(Into.LoopEvents, From.LoopEvents);
 }
 
 // ---- documents --------------------------------------------------------------

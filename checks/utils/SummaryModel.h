@@ -43,6 +43,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -90,6 +91,25 @@ struct FunctionSummary {
   bool ReturnsHistory = false; ///< its result carries history whatever its arguments
   bool ReturnsHistoryFromArgs = false; ///< ... when an argument does
   std::vector<ParameterSummary> Params;
+  /// What a call of the function adds to the caller's training loop
+  /// (TrainingLoop.h: its backward / step / zero_grad calls, in order, when
+  /// they all run on its straight-line path). Entry I is what a caller that
+  /// follows I + 1 levels of calls sees (the function's body followed I
+  /// levels further); the last entry holds for every deeper caller. One
+  /// letter per event (TrainingLoop.h's encodeHelperEvents): 'B' backward,
+  /// 'G' autograd::grad, 'S' step, 'C' step with a closure not spelled at the
+  /// call, 'Z' optimizer zero_grad, 'M' module zero_grad, 'X' manual zeroing;
+  /// "O" alone: opaque (conditional events, or an optimizer handed on).
+  /// Empty: no event at any depth.
+  std::vector<std::string> LoopEvents;
+
+  /// LoopEvents for a caller following \p CallerDepth (> 0) levels; "" when
+  /// none.
+  llvm::StringRef loopEventsAt(unsigned CallerDepth) const {
+    if (LoopEvents.empty() || CallerDepth == 0)
+      return {};
+    return LoopEvents[std::min<size_t>(CallerDepth - 1, LoopEvents.size() - 1)];
+  }
 
   /// True when \p Level is within \p MaxDepth levels of calls (the one place
   /// the depth limit is applied).
@@ -107,6 +127,10 @@ struct FunctionSummary {
 
 llvm::json::Value toJSON(const FunctionSummary &S);
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P);
+
+/// The canonical form of FunctionSummary::LoopEvents: no trailing entry
+/// equal to the one before it, none at all when every entry is "".
+void normaliseLoopEvents(std::vector<std::string> &Events);
 
 /// Lowers \p Level to \p Candidate when that is fewer levels.
 void lowerLevel(unsigned &Level, unsigned Candidate);

@@ -39,6 +39,11 @@ private:
                          const FieldDecl *Field, const HistoryAnalysis &History,
                          std::unique_ptr<HistoryAnalysis> &ParamHistory, ASTContext &Ctx);
 
+  /// Calls, once per iteration of a loop, of methods defined in another
+  /// translation unit whose linked summary accumulates history into a member
+  /// (FunctionSummary::MemberAccumulations).
+  void checkLinkedMemberCalls(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx);
+
   /// Also holds the findings until the end of the TU: a function whose every
   /// call site is guarded computes no history.
   CallSiteGuards Sites;

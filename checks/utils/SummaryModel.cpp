@@ -17,7 +17,8 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
          A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
-         A.LoopEvents == B.LoopEvents;
+         A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
+         A.MembersLeaving == B.MembersLeaving;
 }
 
 bool FunctionSummary::isEmpty() const {
@@ -71,6 +72,20 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
     for (const std::string &E : S.LoopEvents)
       Events.push_back(E);
     O["loopEvents"] = std::move(Events);
+  }
+  if (!S.MemberAccumulations.empty()) {
+    llvm::json::Array Acc;
+    for (const MemberAccumulation &M : S.MemberAccumulations)
+      Acc.push_back(llvm::json::Object{
+          {"member", M.Member},
+          {"param", M.Param < 0 ? llvm::json::Value(nullptr) : llvm::json::Value(M.Param)}});
+    O["memberAccumulations"] = std::move(Acc);
+  }
+  if (!S.MembersLeaving.empty()) {
+    llvm::json::Array Leaving;
+    for (const std::string &M : S.MembersLeaving)
+      Leaving.push_back(M);
+    O["membersLeaving"] = std::move(Leaving);
   }
   return O;
 }
@@ -129,6 +144,47 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
       S.LoopEvents.push_back(Str->str());
     }
     normaliseLoopEvents(S.LoopEvents);
+  }
+  S.MemberAccumulations.clear();
+  if (const llvm::json::Value *AV = O->get("memberAccumulations")) {
+    const llvm::json::Array *Acc = AV->getAsArray();
+    if (!Acc) {
+      P.field("memberAccumulations").report("expected an array");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Acc) {
+      const llvm::json::Object *EO = E.getAsObject();
+      std::optional<llvm::StringRef> Member = EO ? EO->getString("member") : std::nullopt;
+      const llvm::json::Value *Param = EO ? EO->get("param") : nullptr;
+      std::optional<int64_t> Index = Param ? Param->getAsInteger() : std::nullopt;
+      if (!Member || !Param || (!Param->getAsNull() && (!Index || *Index < 0))) {
+        P.field("memberAccumulations")
+            .report("expected {\"member\": a name, \"param\": null or an index}");
+        return false;
+      }
+      S.MemberAccumulations.push_back({Member->str(), Index ? int(*Index) : -1});
+    }
+    llvm::sort(S.MemberAccumulations);
+    S.MemberAccumulations.erase(std::unique(S.MemberAccumulations.begin(), S.MemberAccumulations.end()),
+                                S.MemberAccumulations.end());
+  }
+  S.MembersLeaving.clear();
+  if (const llvm::json::Value *LV = O->get("membersLeaving")) {
+    const llvm::json::Array *Leaving = LV->getAsArray();
+    if (!Leaving) {
+      P.field("membersLeaving").report("expected an array of strings");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Leaving) {
+      std::optional<llvm::StringRef> Str = E.getAsString();
+      if (!Str) {
+        P.field("membersLeaving").report("expected an array of strings");
+        return false;
+      }
+      S.MembersLeaving.push_back(Str->str());
+    }
+    llvm::sort(S.MembersLeaving);
+    S.MembersLeaving.erase(std::unique(S.MembersLeaving.begin(), S.MembersLeaving.end()), S.MembersLeaving.end());
   }
   return true;
 }
@@ -190,6 +246,14 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
     Into.Params[I].Returned |= From.Params[I].Returned;
   }
   mergeLoopEvents(Into.LoopEvents, From.LoopEvents);
+  // "May do": the union, sorted.
+  auto Union = [](auto &IntoV, const auto &FromV) {
+    IntoV.insert(IntoV.end(), FromV.begin(), FromV.end());
+    llvm::sort(IntoV);
+    IntoV.erase(std::unique(IntoV.begin(), IntoV.end()), IntoV.end());
+  };
+  Union(Into.MemberAccumulations, From.MemberAccumulations);
+  Union(Into.MembersLeaving, From.MembersLeaving);
 }
 
 // ---- documents --------------------------------------------------------------

@@ -47,6 +47,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -67,6 +68,24 @@ struct ParameterSummary {
   friend bool operator==(const ParameterSummary &A, const ParameterSummary &B) {
     return A.ReachesBackward == B.ReachesBackward && A.WrittenInPlace == B.WrittenInPlace &&
            A.Inserted == B.Inserted && A.Returned == B.Returned;
+  }
+};
+
+/// A data member of a method's class that the method accumulates a tensor
+/// carrying autograd history into (`total_ += loss`, `total_.add_(x)`),
+/// outside any loop of its own, with autograd on, while no method of the
+/// class defined in the method's translation unit back-propagates or returns
+/// the member (torch-accumulated-history across translation units).
+struct MemberAccumulation {
+  std::string Member; ///< the data member's name
+  /// The parameter whose argument brings the history; -1: the method's own
+  /// body computes it.
+  int Param = -1;
+  friend bool operator==(const MemberAccumulation &A, const MemberAccumulation &B) {
+    return A.Member == B.Member && A.Param == B.Param;
+  }
+  friend bool operator<(const MemberAccumulation &A, const MemberAccumulation &B) {
+    return std::tie(A.Member, A.Param) < std::tie(B.Member, B.Param);
   }
 };
 
@@ -102,6 +121,12 @@ struct FunctionSummary {
   /// "O" alone: opaque (conditional events, or an optimizer handed on).
   /// Empty: no event at any depth.
   std::vector<std::string> LoopEvents;
+  /// A method: the members of its class it accumulates history into
+  /// (sorted, unique).
+  std::vector<MemberAccumulation> MemberAccumulations;
+  /// A method: the data members of its class (that may hold a tensor) whose
+  /// value it passes into a backward pass or returns (sorted, unique).
+  std::vector<std::string> MembersLeaving;
 
   /// LoopEvents for a caller following \p CallerDepth (> 0) levels; "" when
   /// none.

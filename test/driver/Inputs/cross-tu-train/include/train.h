@@ -21,3 +21,20 @@ struct Learner {
   virtual ~Learner() = default;
   virtual void learn(torch::Tensor x) = 0;
 };
+
+// meter.cpp; Reporter::result in report.cpp, Buffer::flush in broken.cpp.
+struct Meter {
+  void record(torch::Tensor loss);
+  void record_detached(torch::Tensor loss);
+  torch::Tensor total_;
+};
+struct Reporter {
+  void add(torch::Tensor loss);
+  torch::Tensor result();
+  torch::Tensor sum_;
+};
+struct Buffer {
+  void push(torch::Tensor loss);
+  void flush();
+  torch::Tensor acc_;
+};

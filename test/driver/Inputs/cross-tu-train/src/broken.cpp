@@ -5,3 +5,5 @@ void train_step_broken(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
   opt.step();
   this_does_not_compile;
 }
+
+void Buffer::flush() { acc_ = torch::zeros({1}); }

@@ -385,4 +385,82 @@ void fit(Net &m, torch::optim::SGD &opt, const std::vector<torch::Tensor> &data)
   llvm::sys::fs::remove(Path);
 }
 
+// MemberAccumulations and MembersLeaving: torch-accumulated-history across
+// files.
+TEST(Link, MemberAccumulationsAreSummarisedAndLinked) {
+  auto Def = parse(R"cpp(
+struct Meter {
+  void record(torch::Tensor loss);
+  void observe(Net &m, torch::Tensor x);
+  void record_detached(torch::Tensor loss);
+  void loop(const std::vector<torch::Tensor> &xs);
+  torch::Tensor total_, kept_, each_;
+};
+void Meter::record(torch::Tensor loss) { total_ += loss; }
+void Meter::observe(Net &m, torch::Tensor x) { kept_.add_(m->forward(x).sum()); }
+void Meter::record_detached(torch::Tensor loss) { total_ += loss.detach(); }
+void Meter::loop(const std::vector<torch::Tensor> &xs) { for (const auto &x : xs) each_ += x; }
+struct Kept {
+  void add(torch::Tensor loss) { sum_ += loss; }
+  torch::Tensor get() { return sum_; }
+  void train(torch::Tensor loss) { (loss + acc_).backward(); }
+  torch::Tensor sum_, acc_;
+};
+)cpp", "meter.cpp");
+  SummaryDocument Doc = Def->document();
+  auto Find = [&](llvm::StringRef Name) -> const FunctionSummary * {
+    for (const auto &[USR, S] : Doc.Functions)
+      if (S.Name == Name)
+        return &S;
+    ADD_FAILURE() << "no summary of " << Name.str();
+    return nullptr;
+  };
+  const FunctionSummary *Record = Find("Meter::record"), *Observe = Find("Meter::observe");
+  ASSERT_TRUE(Record && Observe);
+  EXPECT_EQ(Record->MemberAccumulations, (std::vector<MemberAccumulation>{{"total_", 0}}));
+  EXPECT_EQ(Observe->MemberAccumulations, (std::vector<MemberAccumulation>{{"kept_", -1}}));
+  ASSERT_TRUE(Find("Meter::record_detached") && Find("Meter::loop") && Find("Kept::add"));
+  EXPECT_TRUE(Find("Meter::record_detached")->MemberAccumulations.empty());
+  EXPECT_TRUE(Find("Meter::loop")->MemberAccumulations.empty()); // the loop is its own
+  EXPECT_TRUE(Find("Kept::add")->MemberAccumulations.empty());   // get() returns it
+  ASSERT_TRUE(Find("Kept::get") && Find("Kept::train"));
+  EXPECT_EQ(Find("Kept::get")->MembersLeaving, std::vector<std::string>{"sum_"});
+  EXPECT_EQ(Find("Kept::train")->MembersLeaving, std::vector<std::string>{"acc_"});
+
+  // Round trip, malformed fields, the union on linking (order-free).
+  auto Back = parseSummaryDocument(Doc.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), Doc.toText());
+  for (llvm::StringRef Field : {R"("memberAccumulations": [{"member": "x", "param": -1}])",
+                                R"("memberAccumulations": [{"param": 0}])",
+                                R"("membersLeaving": [1])"}) {
+    auto Bad = parseSummaryDocument(
+        (R"({"version": 1, "functions": [{"usr": "x", "name": "x", "disablesGrad": false,
+        "returnsHistory": false, "returnsHistoryFromArgs": false, "params": [], )" +
+         Field + R"(}], "resultReachesBackward": []})")
+            .str());
+    EXPECT_FALSE(bool(Bad)) << Field.str();
+    if (!Bad)
+      EXPECT_NE(llvm::toString(Bad.takeError()).find("member"), std::string::npos);
+  }
+  SummaryDocument A, B;
+  A.Functions["c:@F@m"] = summary("c:@F@m", NotReached, false, 1);
+  B.Functions["c:@F@m"] = summary("c:@F@m", NotReached, false, 1);
+  A.Functions["c:@F@m"].MemberAccumulations = {{"b_", 0}};
+  B.Functions["c:@F@m"].MemberAccumulations = {{"a_", -1}, {"b_", 0}};
+  B.Functions["c:@F@m"].MembersLeaving = {"c_"};
+  SummaryDocument AB = A, BA = B;
+  AB.merge(B);
+  BA.merge(A);
+  EXPECT_EQ(AB.toText(), BA.toText());
+  EXPECT_EQ(AB.lookup("c:@F@m")->MemberAccumulations,
+            (std::vector<MemberAccumulation>{{"a_", -1}, {"b_", 0}}));
+  EXPECT_EQ(AB.lookup("c:@F@m")->MembersLeaving, std::vector<std::string>{"c_"});
+  // A summary that holds only these facts is not empty: it changes the
+  // findings of a unit that asked for it.
+  SummaryDocument Unit;
+  Unit.ReadsSummaries.insert("c:@F@m");
+  EXPECT_TRUE(AB.changesAnalysisOf(Unit));
+}
+
 } // namespace

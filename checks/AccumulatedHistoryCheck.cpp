@@ -231,6 +231,10 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
 
 void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, const Stmt *Body,
                                                      ASTContext &Ctx) {
+  // Without a linked file there is no answer, and the questions are recorded
+  // only when the unit's summaries are written.
+  if (!core().external() && !core().writesSummaries())
+    return;
   // The calls in a loop of methods defined elsewhere (not virtual).
   struct Finder : RecursiveASTVisitor<Finder> {
     explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
@@ -259,7 +263,19 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
   std::unique_ptr<HistoryAnalysis> History;
   for (const auto &[MC, Loop] : Calls) {
     const auto *Method = dyn_cast_or_null<CXXMethodDecl>(externalCallee(MC, Ctx));
-    const FunctionSummary *S = Method ? core().externalSummary(Method) : nullptr;
+    if (!Method)
+      continue;
+    const FunctionSummary *S = core().externalSummary(Method);
+    // The other methods of the class not defined here, asked whatever the
+    // answer above (the questions must not depend on the answers: the
+    // driver keeps the findings of a unit whose questions the link answers
+    // as no file does). Null: no summary, unknown.
+    llvm::SmallVector<const FunctionSummary *, 4> Others;
+    for (const CXXMethodDecl *Other : Method->getParent()->methods())
+      if (!Other->isImplicit() && !Other->isDeleted() && !Other->isDefaulted() &&
+          !Other->isPureVirtual() &&
+          !(Other->getDefinition() && Other->getDefinition()->hasBody()))
+        Others.push_back(core().externalSummary(Other));
     if (!S || S->MemberAccumulations.empty())
       continue;
     // The object keeps the member across iterations.
@@ -285,18 +301,9 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
       // neither is unknown: silent.
       if (!Field || memberLeavesClass(Field, Functions, Ctx))
         continue;
-      bool Leaves = false;
-      for (const CXXMethodDecl *Other : RD->methods()) {
-        if (Other->isImplicit() || Other->isDeleted() || Other->isDefaulted() ||
-            Other->isPureVirtual() || (Other->getDefinition() && Other->getDefinition()->hasBody()))
-          continue;
-        const FunctionSummary *OS = core().externalSummary(Other);
-        if (!OS || llvm::is_contained(OS->MembersLeaving, Acc.Member)) {
-          Leaves = true;
-          break;
-        }
-      }
-      if (Leaves)
+      if (llvm::any_of(Others, [&](const FunctionSummary *OS) {
+            return !OS || llvm::is_contained(OS->MembersLeaving, Acc.Member);
+          }))
         continue;
       SourceLocation Loc = compat::beginLoc(MC);
       std::string Callee = Method->getNameAsString(), Member = Acc.Member;

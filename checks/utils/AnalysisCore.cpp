@@ -348,7 +348,9 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
   if (!Slot)
     Slot =
         std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
-  if (!Linked || !Slot->callsOtherUnits())
+  // Without a linked file the answers are those of no summary: the same
+  // analysis, built again only to record the questions when they are written.
+  if (!Linked || !Slot->callsOtherUnits() || (!External && !writesSummaries()))
     return *Slot;
   std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
   if (!LinkedSlot)

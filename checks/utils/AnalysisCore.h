@@ -220,7 +220,8 @@ public:
   /// With \p Linked, helpers defined in other translation units contribute
   /// the events of their linked summaries (externalSummary; the question is
   /// recorded whether a linked file is loaded or not); the analysis is the
-  /// shared one when the body calls no such helper.
+  /// shared one when the body calls no such helper (or when no linked file
+  /// is loaded and no summaries are written).
   const TrainingLoopAnalysis &
   trainingLoops(const FunctionDecl *FD, ASTContext &Ctx, unsigned CallDepth,
                 bool Linked = false);

@@ -271,7 +271,11 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
 std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  for (const std::string &USR : Unit.Uses) {
+  // What it calls, and what its checks asked for besides (the other methods
+  // of a class whose method it calls: torch-accumulated-history).
+  std::set<std::string> Read = Unit.Uses;
+  Read.insert(Unit.ReadsSummaries.begin(), Unit.ReadsSummaries.end());
+  for (const std::string &USR : Read) {
     OS << "uses " << USR << ": ";
     if (const FunctionSummary *S = lookup(USR))
       OS << torch_check::toJSON(*S);

@@ -180,8 +180,9 @@ struct SummaryDocument {
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);
   /// What the analysis of \p Unit reads from this linked document: the
-  /// summaries of the functions it uses and the callers' side of those it
-  /// defines, as text (equal texts: equal findings). A cache key holds it.
+  /// summaries of the functions it uses or asked for (Uses, ReadsSummaries)
+  /// and the callers' side of those it defines, as text (equal texts: equal
+  /// findings). A cache key holds it.
   std::string dependencies(const SummaryDocument &Unit) const;
   /// True when this linked document can change the findings of the unit
   /// whose document is \p Unit: a summary the unit asked for is linked and

@@ -7,6 +7,7 @@
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
+#include "utils/Summaries.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
 
@@ -117,6 +118,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   if (isModuleForward(FD))
     return;
   ASTContext &Ctx = *Result.Context;
+  checkLinkedMemberCalls(FD, Body, Ctx);
   AccumulationCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
@@ -225,6 +227,123 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   });
 }
 
-void AccumulatedHistoryCheck::onEndOfTranslationUnit() { core().emitHistoryFindings(); }
+void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, const Stmt *Body,
+                                                     ASTContext &Ctx) {
+  // Without a linked file there is no answer, and the questions are recorded
+  // only when the unit's summaries are written.
+  if (!core().external() && !core().writesSummaries())
+    return;
+  // The calls in a loop of methods defined elsewhere (not virtual).
+  struct Finder : RecursiveASTVisitor<Finder> {
+    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+      if (externalCallee(MC, Ctx))
+        Found.push_back(MC);
+      return true;
+    }
+    const ASTContext &Ctx;
+    llvm::SmallVector<const CXXMemberCallExpr *, 8> Found;
+  } F(Ctx);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  if (F.Found.empty())
+    return;
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
+  llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const Stmt *>, 4> Calls;
+  for (const CXXMemberCallExpr *MC : F.Found) {
+    const Stmt *Loop = enclosingLoop(MC, PM, Body);
+    if (Loop && !isInLambdaBelow(MC, Loop, PM))
+      Calls.push_back({MC, Loop});
+  }
+  if (Calls.empty())
+    return;
+  HistoryFunctions &Functions = core().history(Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::unique_ptr<HistoryAnalysis> History;
+  for (const auto &[MC, Loop] : Calls) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(externalCallee(MC, Ctx));
+    if (!Method)
+      continue;
+    const FunctionSummary *S = core().externalSummary(Method);
+    // The other methods of the class not defined here, asked whatever the
+    // answer above (the questions must not depend on the answers: the
+    // driver keeps the findings of a unit whose questions the link answers
+    // as no file does). Null: no summary, unknown.
+    llvm::SmallVector<const FunctionSummary *, 4> Others;
+    for (const CXXMethodDecl *Other : Method->getParent()->methods())
+      if (!Other->isImplicit() && !Other->isDeleted() && !Other->isDefaulted() &&
+          !Other->isPureVirtual() &&
+          !(Other->getDefinition() && Other->getDefinition()->hasBody()))
+        Others.push_back(core().externalSummary(Other));
+    if (!S || S->MemberAccumulations.empty())
+      continue;
+    // The object keeps the member across iterations.
+    const Expr *Obj = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    const ValueDecl *O = isa<CXXThisExpr>(Obj) ? nullptr : storageOf(Obj);
+    if (!isa<CXXThisExpr>(Obj) && !(O && outlivesIteration(O, Loop, SM)))
+      continue;
+    if (!History)
+      History = std::make_unique<HistoryAnalysis>(Body, Ctx, Functions);
+    if (History->isGuarded(MC))
+      continue;
+    const CXXRecordDecl *RD = Method->getParent();
+    for (const MemberAccumulation &Acc : S->MemberAccumulations) {
+      const Expr *Arg = Acc.Param >= 0 ? argumentFor(MC, unsigned(Acc.Param)) : nullptr;
+      if (Acc.Param >= 0 && (!Arg || !History->historySource(Arg)))
+        continue;
+      const FieldDecl *Field = nullptr;
+      for (const FieldDecl *FDl : RD->fields())
+        if (FDl->getName() == Acc.Member)
+          Field = FDl;
+      // Another method of the class hands the member on: here (defined in
+      // this file), or in its own file (its linked summary). A method with
+      // neither is unknown: silent.
+      if (!Field || memberLeavesClass(Field, Functions, Ctx))
+        continue;
+      if (llvm::any_of(Others, [&](const FunctionSummary *OS) {
+            return !OS || llvm::is_contained(OS->MembersLeaving, Acc.Member);
+          }))
+        continue;
+      SourceLocation Loc = compat::beginLoc(MC);
+      std::string Callee = Method->getNameAsString(), Member = Acc.Member;
+      std::string Object = O ? O->getNameAsString() : "this";
+      llvm::SmallVector<FixItHint, 2> Fixes;
+      SourceRange Range;
+      SourceLocation ArgLoc;
+      if (Arg) {
+        Range = Arg->getSourceRange();
+        ArgLoc = Arg->getExprLoc();
+        if (isTensorType(Arg->getType()))
+          Fixes = appendDetachFixIts(Arg, Ctx);
+      }
+      SourceLocation DeclLoc = Method->getLocation();
+      bool FromArg = Arg != nullptr;
+      core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, Callee, Member, Object,
+                                                     ArgLoc, DeclLoc, FromArg]() {
+        {
+          auto D = diag(Loc, "'%0' accumulates %select{a tensor that carries autograd history|this "
+                             "argument, which carries autograd history,}1 into the data member "
+                             "'%2' on each call: the graph of every iteration stays alive as long "
+                             "as '%3' does; %select{accumulate a detached value there|pass a "
+                             "detached value}1")
+                   << Callee << FromArg << Member << Object << Range;
+          for (const FixItHint &Fix : Fixes)
+            D << Fix;
+        }
+        if (ArgLoc.isValid())
+          diag(ArgLoc, "this argument carries the history", DiagnosticIDs::Note);
+        diag(DeclLoc,
+             "'%0' is defined in another file and accumulates into '%1' there (linked summaries, "
+             "option TorchSummaries)",
+             DiagnosticIDs::Note)
+            << Callee << Member;
+      });
+    }
+  }
+}
+
+void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
+  core().emitHistoryFindings();
+  finishTranslationUnit(/*Summarises=*/false);
+}
 
 } // namespace clang::tidy::torch_check

@@ -34,6 +34,11 @@ private:
                          const FieldDecl *Field, const HistoryAnalysis &History,
                          ASTContext &Ctx);
 
+  /// Calls, once per iteration of a loop, of methods defined in another
+  /// translation unit whose linked summary accumulates history into a member
+  /// (FunctionSummary::MemberAccumulations).
+  void checkLinkedMemberCalls(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx);
+
   /// How many levels of calls the member and guard chains follow. The
   /// findings wait for the end of the translation unit in the core's
   /// historySites (a function whose every call site is guarded computes no

@@ -20,31 +20,6 @@ void MissingZeroGradCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
 }
 
-/// A step(closure) whose closure is not spelled in the loop: it may zero.
-static bool hasOpaqueClosure(const CallExpr *Step) {
-  for (const Expr *Arg : Step->arguments()) {
-    if (isa<CXXDefaultArgExpr>(Arg))
-      continue;
-    const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
-    while (true) {
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-          Construct && Construct->getNumArgs() == 1) {
-        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
-        continue;
-      }
-      if (const auto *Cast = dyn_cast<CastExpr>(E)) {
-        E = Cast->getSubExpr()->IgnoreImplicit()->IgnoreParens();
-        continue;
-      }
-      break;
-    }
-    if (isa<LambdaExpr, CXXNullPtrLiteralExpr>(E))
-      continue;
-    return true;
-  }
-  return false;
-}
-
 /// Every name in \p E is declared before \p Before and \p E has no calls but
 /// `->`, `*` and `[]` operators: it can be spelled again at \p Before.
 static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceManager &SM) {
@@ -82,7 +57,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const SourceManager &SM = *Result.SourceManager;
   const TrainingLoopAnalysis &Analysis =
-      core().trainingLoops(FD, *Result.Context, CallDepth);
+      core().trainingLoops(FD, *Result.Context, CallDepth, /*Linked=*/true);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     if (!Loop.hasEvent(TrainingEvent::Backward) || Loop.zeroesGradients() ||
@@ -93,7 +68,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     for (const TrainingEvent &E : Loop.Events) {
       if (E.K == TrainingEvent::Backward && !Backward)
         Backward = &E;
-      if (E.K == TrainingEvent::Step && hasOpaqueClosure(E.Inner ? E.Inner : E.Call))
+      if (E.K == TrainingEvent::Step && stepHasOpaqueClosure(E))
         Opaque = true;
     }
     if (Opaque || Loop.OptimizerSteps.empty())
@@ -108,6 +83,14 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *FixBody = Loop.Body;
     const FunctionDecl *StepHelper = nullptr;
     bool HelperBlocksFix = false;
+    // A step or backward pass in a helper defined in another file: the fix
+    // belongs there (no fix-it here).
+    const TrainingEvent *LinkedStep = nullptr;
+    for (const TrainingEvent *Step : Loop.OptimizerSteps)
+      if (Step->Linked && !LinkedStep)
+        LinkedStep = Step;
+    if (Backward->Linked && !LinkedStep)
+      LinkedStep = Backward;
     for (const TrainingEvent *Step : Loop.OptimizerSteps)
       if (Step->Inner) {
         StepHelper = Step->Via;
@@ -119,7 +102,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
           HelperBlocksFix = true;
       }
     const auto *Block = dyn_cast_or_null<CompoundStmt>(FixBody);
-    if (!HelperBlocksFix && Block && !Block->body_empty() &&
+    if (!LinkedStep && !HelperBlocksFix && Block && !Block->body_empty() &&
         Block->body_front()->getBeginLoc().isFileID()) {
       FixLoc = Block->body_front()->getBeginLoc();
       std::string Separator = "\n" + indentationAt(FixLoc, SM);
@@ -157,12 +140,23 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       if (!FixText.empty())
         D << FixItHint::CreateInsertion(FixLoc, FixText);
     }
-    diag((Backward->Inner ? Backward->Inner : Backward->Call)->getExprLoc(),
-         "gradients accumulate here", DiagnosticIDs::Note);
-    diag((Step.Inner ? Step.Inner : Step.Call)->getExprLoc(), "the optimizer steps here",
-         DiagnosticIDs::Note);
+    if (!Backward->Linked)
+      diag((Backward->Inner ? Backward->Inner : Backward->Call)->getExprLoc(),
+           "gradients accumulate here", DiagnosticIDs::Note);
+    if (!Step.Linked)
+      diag((Step.Inner ? Step.Inner : Step.Call)->getExprLoc(), "the optimizer steps here",
+           DiagnosticIDs::Note);
     for (const TrainingEvent *E : {Backward, &Step})
-      if (E->Inner && (E == Backward || E->Call != Backward->Call))
+      if (E->Linked && (E == Backward || E->Call != Backward->Call))
+        diag(compat::beginLoc(E->Call),
+             "'%0' is called in the training loop here; it is defined in another file and "
+             "%select{runs a backward pass|steps the optimizer|runs a backward pass and steps the "
+             "optimizer}1 there, without zeroing the gradients (linked summaries, option "
+             "TorchSummaries)",
+             DiagnosticIDs::Note)
+            << E->Linked->getNameAsString()
+            << (E == Backward ? (Step.Call == Backward->Call && Step.Linked ? 2 : 0) : 1);
+      else if (E->Inner && (E == Backward || E->Call != Backward->Call))
         diag(compat::beginLoc(E->Call), "'%0' is called in the training loop here",
              DiagnosticIDs::Note)
             << E->Call->getDirectCallee()->getNameAsString();
@@ -175,7 +169,13 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
                DiagnosticIDs::Note);
           break;
         }
-    if (FixText.empty() && HelperBlocksFix)
+    if (LinkedStep)
+      diag(compat::beginLoc(Loop.Loop),
+           "no fix-it: '%0' is defined in another file; zero the gradients there, before its "
+           "backward pass, or at the start of the loop body",
+           DiagnosticIDs::Note)
+          << LinkedStep->Linked->getNameAsString();
+    else if (FixText.empty() && HelperBlocksFix)
       diag(compat::beginLoc(Loop.Loop),
            "no fix-it: the optimizer steps in '%0' and the backward pass runs outside it; zero "
            "the gradients before the forward pass",

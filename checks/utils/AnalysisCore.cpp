@@ -321,6 +321,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Stale = false;
   Facts.clear();
   Loops.clear();
+  LinkedLoops.clear();
   Summaries.reset();
   History.reset();
   HistorySites.clear();
@@ -342,13 +343,22 @@ const FunctionFacts &AnalysisCore::facts(const FunctionDecl *FD, ASTContext &Ctx
 
 const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
                                                         ASTContext &Ctx,
-                                                        unsigned CallDepth) {
+                                                        unsigned CallDepth, bool Linked) {
   sync(Ctx);
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
   if (!Slot)
     Slot =
         std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
-  return *Slot;
+  // Without a linked file the answers are those of no summary: the same
+  // analysis, built again only to record the questions when they are written.
+  if (!Linked || !Slot->callsOtherUnits() || (!External && !writesSummaries()))
+    return *Slot;
+  std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
+  if (!LinkedSlot)
+    LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
+        FD->getBody(), Ctx, CallDepth,
+        [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
+  return *LinkedSlot;
 }
 
 llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx) {

@@ -221,8 +221,14 @@ public:
   /// The training loops of \p FD's body (TrainingLoopAnalysis, following
   /// calls \p CallDepth levels deep), built on first use for each depth and
   /// shared by every check that asks with the same depth.
+  /// With \p Linked, helpers defined in other translation units contribute
+  /// the events of their linked summaries (externalSummary; the question is
+  /// recorded whether a linked file is loaded or not); the analysis is the
+  /// shared one when the body calls no such helper (or when no linked file
+  /// is loaded and no summaries are written).
   const TrainingLoopAnalysis &
-  trainingLoops(const FunctionDecl *FD, ASTContext &Ctx, unsigned CallDepth);
+  trainingLoops(const FunctionDecl *FD, ASTContext &Ctx, unsigned CallDepth,
+                bool Linked = false);
 
   /// The function summaries of the translation unit (built on first use,
   /// once every function of the translation unit is parsed).
@@ -272,7 +278,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionFacts>> Facts;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
                  std::unique_ptr<TrainingLoopAnalysis>>
-      Loops;
+      Loops, LinkedLoops;
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
   llvm::DenseMap<unsigned, std::unique_ptr<CallSiteGuards>> HistorySites;

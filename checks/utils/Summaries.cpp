@@ -2,6 +2,7 @@
 
 #include "Summaries.h"
 #include "AnalysisCore.h"
+#include "ASTHelpers.h"
 #include "History.h"
 #include "TorchNames.h"
 #include "TrainingLoop.h"
@@ -184,6 +185,61 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &
   return false;
 }
 
+/// MemberAccumulations and MembersLeaving of the method \p FD (facts \p F).
+void summariseMembers(const FunctionDecl *FD, const FunctionFacts &F, ASTContext &Ctx,
+                      HistoryFunctions &Functions, FunctionSummary &S) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F.body());
+  if (!MD || MD->isStatic() || !Body || !MD->getParent())
+    return;
+  const CXXRecordDecl *RD = MD->getParent();
+  if (MD->getIdentifier() && MD->getName() == "forward" && isModuleClass(RD))
+    return; // residual sums build the graph on purpose
+  std::unique_ptr<HistoryAnalysis> Own;
+  auto OwnHistory = [&]() -> HistoryAnalysis & {
+    if (!Own)
+      Own = std::make_unique<HistoryAnalysis>(Body, Ctx, Functions);
+    return *Own;
+  };
+  for (const FieldDecl *Field : RD->fields())
+    if (mayCarryHistoryType(Field->getType()) &&
+        (OwnHistory().flowsIntoBackward(Field) || OwnHistory().flowsIntoReturn(Field)))
+      S.MembersLeaving.push_back(Field->getNameAsString());
+  for (const Fact *Fc : F.of(Fact::InPlace)) {
+    if (Fc->InLambda || !Fc->Value || F.isGuarded(Fc->S))
+      continue;
+    const auto *Field = dyn_cast_or_null<FieldDecl>(namedVariable(Fc->Object));
+    if (!Field || Field->getParent() != RD || !isTensorType(Field->getType()))
+      continue;
+    // `total_ += x`, `total_ -= x`, `total_.add_(x)`, `total_.sub_(x)`.
+    bool Accumulates = false;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Fc->S))
+      Accumulates = Op->getOperator() == OO_PlusEqual || Op->getOperator() == OO_MinusEqual;
+    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Fc->S))
+      Accumulates = MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+                    (MC->getMethodDecl()->getName() == "add_" ||
+                     MC->getMethodDecl()->getName() == "sub_");
+    if (!Accumulates || enclosingLoop(Fc->S, F.parents(), Body))
+      continue;
+    HistoryAnalysis &History = OwnHistory();
+    if (History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
+        memberLeavesClass(Field, Functions, Ctx))
+      continue;
+    std::optional<MemberHistoryTrace> Trace =
+        traceMemberHistory(FD, Fc->Value, History, Functions, Ctx);
+    if (!Trace)
+      continue;
+    S.MemberAccumulations.push_back({Field->getNameAsString(), Trace->ParamIndex});
+  }
+  llvm::sort(S.MemberAccumulations);
+  S.MemberAccumulations.erase(
+      std::unique(S.MemberAccumulations.begin(), S.MemberAccumulations.end()),
+      S.MemberAccumulations.end());
+  llvm::sort(S.MembersLeaving);
+  S.MembersLeaving.erase(std::unique(S.MembersLeaving.begin(), S.MembersLeaving.end()),
+                         S.MembersLeaving.end());
+}
+
 } // namespace
 
 void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx,
@@ -346,10 +402,12 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         if (std::string U = usrOf(Callee); !U.empty())
           ResultToBackward.insert(U);
     }
+    S.LoopEvents = helperLoopEvents(FD, Ctx);
     if (History) {
       HistoryFunctions::Summary H = History->summary(FD, Ctx);
       S.ReturnsHistory = H.Always;
       S.ReturnsHistoryFromArgs = H.FromArgs;
+      summariseMembers(FD, F, Ctx, *History, S);
     }
 
     // Instantiations of one pattern share its key and merge.

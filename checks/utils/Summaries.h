@@ -26,6 +26,9 @@
 //     result (returns a tensor carrying autograd history, always or when an
 //     argument does: History.h's HistoryFunctions), and whether it turns
 //     autograd off.
+//   - what a call of the function adds to a caller's training loop
+//     (LoopEvents: TrainingLoop.h's helper events, per depth the caller
+//     follows), for torch-missing-zero-grad across translation units.
 //   - keys: the canonical declaration of the pattern in the process; the USR
 //     (clang::index::generateUSRForDecl) outside it. A summary converts to
 //     and from llvm::json (toJSON / fromJSON, SummaryModel.h) so that

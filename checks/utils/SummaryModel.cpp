@@ -16,7 +16,9 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Step == B.Step && A.ZeroGrad == B.ZeroGrad && A.Train == B.Train &&
          A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
-         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params;
+         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
+         A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
+         A.MembersLeaving == B.MembersLeaving;
 }
 
 bool FunctionSummary::isEmpty() const {
@@ -51,20 +53,41 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
                                         {"writtenInPlace", P.WrittenInPlace},
                                         {"inserted", P.Inserted},
                                         {"returned", P.Returned}});
-  return llvm::json::Object{{"usr", S.USR},
-                            {"name", S.Name},
-                            {"forward", levelToJSON(S.Forward)},
-                            {"unguardedForward", levelToJSON(S.UnguardedForward)},
-                            {"backward", levelToJSON(S.Backward)},
-                            {"step", levelToJSON(S.Step)},
-                            {"zeroGrad", levelToJSON(S.ZeroGrad)},
-                            {"train", levelToJSON(S.Train)},
-                            {"eval", levelToJSON(S.Eval)},
-                            {"sync", levelToJSON(S.Sync)},
-                            {"disablesGrad", S.DisablesGrad},
-                            {"returnsHistory", S.ReturnsHistory},
-                            {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
-                            {"params", std::move(Params)}};
+  llvm::json::Object O{{"usr", S.USR},
+                       {"name", S.Name},
+                       {"forward", levelToJSON(S.Forward)},
+                       {"unguardedForward", levelToJSON(S.UnguardedForward)},
+                       {"backward", levelToJSON(S.Backward)},
+                       {"step", levelToJSON(S.Step)},
+                       {"zeroGrad", levelToJSON(S.ZeroGrad)},
+                       {"train", levelToJSON(S.Train)},
+                       {"eval", levelToJSON(S.Eval)},
+                       {"sync", levelToJSON(S.Sync)},
+                       {"disablesGrad", S.DisablesGrad},
+                       {"returnsHistory", S.ReturnsHistory},
+                       {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
+                       {"params", std::move(Params)}};
+  if (!S.LoopEvents.empty()) {
+    llvm::json::Array Events;
+    for (const std::string &E : S.LoopEvents)
+      Events.push_back(E);
+    O["loopEvents"] = std::move(Events);
+  }
+  if (!S.MemberAccumulations.empty()) {
+    llvm::json::Array Acc;
+    for (const MemberAccumulation &M : S.MemberAccumulations)
+      Acc.push_back(llvm::json::Object{
+          {"member", M.Member},
+          {"param", M.Param < 0 ? llvm::json::Value(nullptr) : llvm::json::Value(M.Param)}});
+    O["memberAccumulations"] = std::move(Acc);
+  }
+  if (!S.MembersLeaving.empty()) {
+    llvm::json::Array Leaving;
+    for (const std::string &M : S.MembersLeaving)
+      Leaving.push_back(M);
+    O["membersLeaving"] = std::move(Leaving);
+  }
+  return O;
 }
 
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
@@ -105,7 +128,90 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
       return false;
     S.Params.push_back(PS);
   }
+  S.LoopEvents.clear();
+  if (const llvm::json::Value *EV = O->get("loopEvents")) {
+    const llvm::json::Array *Events = EV->getAsArray();
+    if (!Events) {
+      P.field("loopEvents").report("expected an array of strings");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Events) {
+      std::optional<llvm::StringRef> Str = E.getAsString();
+      if (!Str) {
+        P.field("loopEvents").report("expected an array of strings");
+        return false;
+      }
+      S.LoopEvents.push_back(Str->str());
+    }
+    normaliseLoopEvents(S.LoopEvents);
+  }
+  S.MemberAccumulations.clear();
+  if (const llvm::json::Value *AV = O->get("memberAccumulations")) {
+    const llvm::json::Array *Acc = AV->getAsArray();
+    if (!Acc) {
+      P.field("memberAccumulations").report("expected an array");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Acc) {
+      const llvm::json::Object *EO = E.getAsObject();
+      std::optional<llvm::StringRef> Member = EO ? EO->getString("member") : std::nullopt;
+      const llvm::json::Value *Param = EO ? EO->get("param") : nullptr;
+      std::optional<int64_t> Index = Param ? Param->getAsInteger() : std::nullopt;
+      if (!Member || !Param || (!Param->getAsNull() && (!Index || *Index < 0))) {
+        P.field("memberAccumulations")
+            .report("expected {\"member\": a name, \"param\": null or an index}");
+        return false;
+      }
+      S.MemberAccumulations.push_back({Member->str(), Index ? int(*Index) : -1});
+    }
+    llvm::sort(S.MemberAccumulations);
+    S.MemberAccumulations.erase(std::unique(S.MemberAccumulations.begin(), S.MemberAccumulations.end()),
+                                S.MemberAccumulations.end());
+  }
+  S.MembersLeaving.clear();
+  if (const llvm::json::Value *LV = O->get("membersLeaving")) {
+    const llvm::json::Array *Leaving = LV->getAsArray();
+    if (!Leaving) {
+      P.field("membersLeaving").report("expected an array of strings");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Leaving) {
+      std::optional<llvm::StringRef> Str = E.getAsString();
+      if (!Str) {
+        P.field("membersLeaving").report("expected an array of strings");
+        return false;
+      }
+      S.MembersLeaving.push_back(Str->str());
+    }
+    llvm::sort(S.MembersLeaving);
+    S.MembersLeaving.erase(std::unique(S.MembersLeaving.begin(), S.MembersLeaving.end()), S.MembersLeaving.end());
+  }
   return true;
+}
+
+void normaliseLoopEvents(std::vector<std::string> &Events) {
+  while (Events.size() > 1 && Events.back() == Events[Events.size() - 2])
+    Events.pop_back();
+  if (llvm::all_of(Events, [](const std::string &E) { return E.empty(); }))
+    Events.clear();
+}
+
+/// Merges the loop events of two definitions of one function: equal entries
+/// stay, different ones become "O" (which runs is unknown: opaque).
+static void mergeLoopEvents(std::vector<std::string> &Into, const std::vector<std::string> &From) {
+  if (Into == From)
+    return;
+  size_t N = std::max(Into.size(), From.size());
+  auto At = [](const std::vector<std::string> &V, size_t I) -> std::string {
+    return V.empty() ? std::string() : V[std::min(I, V.size() - 1)];
+  };
+  std::vector<std::string> Merged;
+  for (size_t I = 0; I < N; ++I) {
+    std::string A = At(Into, I), B = At(From, I);
+    Merged.push_back(A == B ? A : "O");
+  }
+  normaliseLoopEvents(Merged);
+  Into = std::move(Merged);
 }
 
 void lowerLevel(unsigned &Level, unsigned Candidate) {
@@ -139,6 +245,15 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
     Into.Params[I].Inserted |= From.Params[I].Inserted;
     Into.Params[I].Returned |= From.Params[I].Returned;
   }
+  mergeLoopEvents(Into.LoopEvents, From.LoopEvents);
+  // "May do": the union, sorted.
+  auto Union = [](auto &IntoV, const auto &FromV) {
+    IntoV.insert(IntoV.end(), FromV.begin(), FromV.end());
+    llvm::sort(IntoV);
+    IntoV.erase(std::unique(IntoV.begin(), IntoV.end()), IntoV.end());
+  };
+  Union(Into.MemberAccumulations, From.MemberAccumulations);
+  Union(Into.MembersLeaving, From.MembersLeaving);
 }
 
 // ---- documents --------------------------------------------------------------
@@ -156,7 +271,11 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
 std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  for (const std::string &USR : Unit.Uses) {
+  // What it calls, and what its checks asked for besides (the other methods
+  // of a class whose method it calls: torch-accumulated-history).
+  std::set<std::string> Read = Unit.Uses;
+  Read.insert(Unit.ReadsSummaries.begin(), Unit.ReadsSummaries.end());
+  for (const std::string &USR : Read) {
     OS << "uses " << USR << ": ";
     if (const FunctionSummary *S = lookup(USR))
       OS << torch_check::toJSON(*S);

@@ -43,9 +43,11 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -66,6 +68,24 @@ struct ParameterSummary {
   friend bool operator==(const ParameterSummary &A, const ParameterSummary &B) {
     return A.ReachesBackward == B.ReachesBackward && A.WrittenInPlace == B.WrittenInPlace &&
            A.Inserted == B.Inserted && A.Returned == B.Returned;
+  }
+};
+
+/// A data member of a method's class that the method accumulates a tensor
+/// carrying autograd history into (`total_ += loss`, `total_.add_(x)`),
+/// outside any loop of its own, with autograd on, while no method of the
+/// class defined in the method's translation unit back-propagates or returns
+/// the member (torch-accumulated-history across translation units).
+struct MemberAccumulation {
+  std::string Member; ///< the data member's name
+  /// The parameter whose argument brings the history; -1: the method's own
+  /// body computes it.
+  int Param = -1;
+  friend bool operator==(const MemberAccumulation &A, const MemberAccumulation &B) {
+    return A.Member == B.Member && A.Param == B.Param;
+  }
+  friend bool operator<(const MemberAccumulation &A, const MemberAccumulation &B) {
+    return std::tie(A.Member, A.Param) < std::tie(B.Member, B.Param);
   }
 };
 
@@ -90,6 +110,31 @@ struct FunctionSummary {
   bool ReturnsHistory = false; ///< its result carries history whatever its arguments
   bool ReturnsHistoryFromArgs = false; ///< ... when an argument does
   std::vector<ParameterSummary> Params;
+  /// What a call of the function adds to the caller's training loop
+  /// (TrainingLoop.h: its backward / step / zero_grad calls, in order, when
+  /// they all run on its straight-line path). Entry I is what a caller that
+  /// follows I + 1 levels of calls sees (the function's body followed I
+  /// levels further); the last entry holds for every deeper caller. One
+  /// letter per event (TrainingLoop.h's encodeHelperEvents): 'B' backward,
+  /// 'G' autograd::grad, 'S' step, 'C' step with a closure not spelled at the
+  /// call, 'Z' optimizer zero_grad, 'M' module zero_grad, 'X' manual zeroing;
+  /// "O" alone: opaque (conditional events, or an optimizer handed on).
+  /// Empty: no event at any depth.
+  std::vector<std::string> LoopEvents;
+  /// A method: the members of its class it accumulates history into
+  /// (sorted, unique).
+  std::vector<MemberAccumulation> MemberAccumulations;
+  /// A method: the data members of its class (that may hold a tensor) whose
+  /// value it passes into a backward pass or returns (sorted, unique).
+  std::vector<std::string> MembersLeaving;
+
+  /// LoopEvents for a caller following \p CallerDepth (> 0) levels; "" when
+  /// none.
+  llvm::StringRef loopEventsAt(unsigned CallerDepth) const {
+    if (LoopEvents.empty() || CallerDepth == 0)
+      return {};
+    return LoopEvents[std::min<size_t>(CallerDepth - 1, LoopEvents.size() - 1)];
+  }
 
   /// True when \p Level is within \p MaxDepth levels of calls (the one place
   /// the depth limit is applied).
@@ -107,6 +152,10 @@ struct FunctionSummary {
 
 llvm::json::Value toJSON(const FunctionSummary &S);
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P);
+
+/// The canonical form of FunctionSummary::LoopEvents: no trailing entry
+/// equal to the one before it, none at all when every entry is "".
+void normaliseLoopEvents(std::vector<std::string> &Events);
 
 /// Lowers \p Level to \p Candidate when that is fewer levels.
 void lowerLevel(unsigned &Level, unsigned Candidate);
@@ -131,8 +180,9 @@ struct SummaryDocument {
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);
   /// What the analysis of \p Unit reads from this linked document: the
-  /// summaries of the functions it uses and the callers' side of those it
-  /// defines, as text (equal texts: equal findings). A cache key holds it.
+  /// summaries of the functions it uses or asked for (Uses, ReadsSummaries)
+  /// and the callers' side of those it defines, as text (equal texts: equal
+  /// findings). A cache key holds it.
   std::string dependencies(const SummaryDocument &Unit) const;
   /// True when this linked document can change the findings of the unit
   /// whose document is \p Unit: a summary the unit asked for is linked and

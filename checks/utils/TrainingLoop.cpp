@@ -4,6 +4,7 @@
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 #include "CallGraph.h"
+#include "Summaries.h"
 #include "TorchNames.h"
 
 #include "clang/AST/DeclTemplate.h"
@@ -132,6 +133,31 @@ static bool nameSaysZeroGrad(llvm::StringRef Name) {
 
 static bool alwaysRuns(const Stmt *Child, const Stmt *Parent, bool ThroughLoops);
 
+/// FunctionSummary::LoopEvents' letters.
+static std::optional<TrainingEvent::Kind> decodeEvent(char C) {
+  switch (C) {
+  case 'B':
+    return TrainingEvent::Backward;
+  case 'G':
+    return TrainingEvent::Grad;
+  case 'S':
+  case 'C':
+    return TrainingEvent::Step;
+  case 'Z':
+    return TrainingEvent::ZeroGrad;
+  case 'M':
+    return TrainingEvent::ModuleZeroGrad;
+  case 'X':
+    return TrainingEvent::ManualZero;
+  case 'O':
+    return TrainingEvent::OpaqueOptimizerUse;
+  default:
+    return std::nullopt;
+  }
+}
+
+static bool hasOpaqueClosure(const CallExpr *Step);
+
 namespace {
 
 /// The events a helper contributes at its call sites.
@@ -140,18 +166,32 @@ struct HelperEvents {
   llvm::SmallVector<TrainingEvent, 4> Events;
 };
 
+/// What one walk (a body and the helpers it follows) shares.
+struct WalkState {
+  llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
+  /// The linked summaries of helpers defined in other translation units.
+  TrainingLoopAnalysis::LinkedLookup Linked;
+  /// A call of a helper defined in another translation unit was met.
+  bool CallsOtherUnits = false;
+  /// A helper defined here was not followed: the depth ran out.
+  bool Truncated = false;
+};
+
 class EventCollector : public RecursiveASTVisitor<EventCollector> {
 public:
   EventCollector(llvm::SmallVectorImpl<TrainingEvent> &Events, const ASTContext &Ctx,
-                 unsigned CallDepth,
-                 llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath)
+                 unsigned CallDepth, WalkState &Walk)
       : Events(Events), Ctx(Ctx), SM(Ctx.getSourceManager()), CallDepth(CallDepth),
-        OnPath(OnPath) {}
+        OnPath(Walk.OnPath), Walk(Walk) {}
 
   bool VisitCallExpr(CallExpr *Call) {
     std::optional<TrainingEvent::Kind> Kind = classify(Call);
     if (!Kind && CallDepth > 0 && expand(Call))
       return true;
+    if (!Kind && CallDepth > 0 && expandLinked(Call))
+      return true;
+    if (!Kind && CallDepth == 0 && followableCallee(Call, Ctx))
+      Walk.Truncated = true;
     if (!Kind)
       Kind = classifyOpaque(Call);
     if (!Kind)
@@ -239,16 +279,15 @@ private:
     return nullptr; // a local of the helper
   }
 
-  /// Adds the events of the helper \p Call runs; false when it runs none.
-  bool expand(const CallExpr *Call) {
-    const FunctionDecl *Def = followableCallee(Call, Ctx);
-    if (!Def || OnPath.contains(Def->getCanonicalDecl()))
-      return false;
+public:
+  /// The events of the helper \p Def, its body followed CallDepth - 1
+  /// levels further (what a call of it contributes here).
+  HelperEvents helperEvents(const FunctionDecl *Def) {
     OnPath.insert(Def->getCanonicalDecl());
     HelperEvents H;
     {
       llvm::SmallVector<TrainingEvent, 8> Inner;
-      EventCollector(Inner, Ctx, CallDepth - 1, OnPath).TraverseStmt(Def->getBody());
+      EventCollector(Inner, Ctx, CallDepth - 1, Walk).TraverseStmt(Def->getBody());
       if (!Inner.empty()) {
         llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
           return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
@@ -274,6 +313,16 @@ private:
       }
     }
     OnPath.erase(Def->getCanonicalDecl());
+    return H;
+  }
+
+private:
+  /// Adds the events of the helper \p Call runs; false when it runs none.
+  bool expand(const CallExpr *Call) {
+    const FunctionDecl *Def = followableCallee(Call, Ctx);
+    if (!Def || OnPath.contains(Def->getCanonicalDecl()))
+      return false;
+    HelperEvents H = helperEvents(Def);
     if (H.Opaque) {
       Events.push_back(TrainingEvent{TrainingEvent::OpaqueOptimizerUse, Call});
       return true;
@@ -285,8 +334,38 @@ private:
       E.ObjectDecl = mapObject(In.ObjectDecl, Def, Call);
       E.Inner = In.Inner ? In.Inner : In.Call;
       E.Via = In.Via ? In.Via : Def;
+      E.Linked = In.Linked;
+      E.OpaqueClosure = In.OpaqueClosure;
       Events.push_back(E);
     }
+    return true;
+  }
+
+  /// Adds the events of a helper defined in another translation unit, from
+  /// its linked summary; false when it has none (no summary, no event).
+  bool expandLinked(const CallExpr *Call) {
+    const FunctionDecl *Callee = externalCallee(Call, Ctx);
+    if (!Callee)
+      return false;
+    Walk.CallsOtherUnits = true;
+    const FunctionSummary *S = Walk.Linked ? Walk.Linked(Callee) : nullptr;
+    llvm::StringRef Kinds = S ? S->loopEventsAt(CallDepth) : llvm::StringRef();
+    if (Kinds.empty())
+      return false;
+    llvm::SmallVector<TrainingEvent, 4> Linked;
+    for (char C : Kinds) {
+      std::optional<TrainingEvent::Kind> K = decodeEvent(C);
+      if (!K || C == 'O') {
+        Linked.clear();
+        Linked.push_back(TrainingEvent{TrainingEvent::OpaqueOptimizerUse, Call});
+        break;
+      }
+      TrainingEvent E{*K, Call};
+      E.Linked = Callee;
+      E.OpaqueClosure = C == 'C';
+      Linked.push_back(E);
+    }
+    Events.append(Linked.begin(), Linked.end());
     return true;
   }
 
@@ -295,6 +374,7 @@ private:
   const SourceManager &SM;
   unsigned CallDepth;
   llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath;
+  WalkState &Walk;
 };
 
 } // namespace
@@ -329,11 +409,13 @@ bool TrainingLoop::zeroesGradients() const {
 TrainingLoopAnalysis::~TrainingLoopAnalysis() = default;
 
 TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx,
-                                           unsigned CallDepth)
+                                           unsigned CallDepth, LinkedLookup Linked)
     : Body(FunctionBody), Ctx(Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
-  EventCollector(AllEvents, Ctx, CallDepth, OnPath).TraverseStmt(const_cast<Stmt *>(FunctionBody));
+  WalkState Walk;
+  Walk.Linked = std::move(Linked);
+  EventCollector(AllEvents, Ctx, CallDepth, Walk).TraverseStmt(const_cast<Stmt *>(FunctionBody));
+  CallsOtherUnits = Walk.CallsOtherUnits;
   bool HasBackward = false, HasStep = false;
   for (const TrainingEvent &E : AllEvents) {
     HasBackward |= E.K == TrainingEvent::Backward || E.K == TrainingEvent::Grad;
@@ -619,6 +701,91 @@ TrainingLoopAnalysis::conditionalStep(const TrainingLoop &Loop) const {
   if (!BackwardEveryIteration)
     return std::nullopt;
   return Result;
+}
+
+} // namespace clang::tidy::torch_check
+
+namespace clang::tidy::torch_check {
+
+/// A step(closure) whose closure is not spelled at the call: it may zero.
+static bool hasOpaqueClosure(const CallExpr *Step) {
+  for (const Expr *Arg : Step->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+    while (true) {
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+          Construct && Construct->getNumArgs() == 1) {
+        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+        E = Cast->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      break;
+    }
+    if (isa<LambdaExpr, CXXNullPtrLiteralExpr>(E))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+bool stepHasOpaqueClosure(const TrainingEvent &Step) {
+  if (Step.Linked)
+    return Step.OpaqueClosure;
+  return hasOpaqueClosure(Step.Inner ? Step.Inner : Step.Call);
+}
+
+/// One letter per event (FunctionSummary::LoopEvents); "O" when opaque.
+static std::string encodeHelperEvents(const HelperEvents &H) {
+  if (H.Opaque)
+    return "O";
+  std::string Out;
+  for (const TrainingEvent &E : H.Events) {
+    if (E.Linked)
+      return "O"; // one file boundary per chain (never met: no lookup here)
+    switch (E.K) {
+    case TrainingEvent::Backward:
+      Out += 'B';
+      break;
+    case TrainingEvent::Grad:
+      Out += 'G';
+      break;
+    case TrainingEvent::Step:
+      Out += stepHasOpaqueClosure(E) ? 'C' : 'S';
+      break;
+    case TrainingEvent::ZeroGrad:
+      Out += 'Z';
+      break;
+    case TrainingEvent::ModuleZeroGrad:
+      Out += 'M';
+      break;
+    case TrainingEvent::ManualZero:
+      Out += 'X';
+      break;
+    case TrainingEvent::OpaqueOptimizerUse:
+      return "O";
+    }
+  }
+  return Out;
+}
+
+std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx) {
+  std::vector<std::string> Out;
+  if (!Def || !isa_and_nonnull<CompoundStmt>(Def->getBody()))
+    return Out;
+  for (unsigned Depth = 1; Depth <= MaxSummaryDepth; ++Depth) {
+    WalkState Walk;
+    llvm::SmallVector<TrainingEvent, 1> None;
+    HelperEvents H = EventCollector(None, Ctx, Depth, Walk).helperEvents(Def);
+    Out.push_back(encodeHelperEvents(H));
+    if (!Walk.Truncated)
+      break; // deeper callers see the same
+  }
+  normaliseLoopEvents(Out);
+  return Out;
 }
 
 } // namespace clang::tidy::torch_check

@@ -21,14 +21,19 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
 
+#include "SummaryModel.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace clang::tidy::torch_check {
 
@@ -58,6 +63,13 @@ struct TrainingEvent {
   /// / zero_grad call itself, Via the function whose body spells Inner.
   const CallExpr *Inner = nullptr;
   const FunctionDecl *Via = nullptr;
+  /// An event of a helper defined in another translation unit, read from its
+  /// linked summary (FunctionSummary::LoopEvents): Call is the helper's call
+  /// in this body, Linked the helper; Inner and Via are null.
+  const FunctionDecl *Linked = nullptr;
+  /// Linked steps only: the step's closure is not spelled at its call (it
+  /// may zero the gradients).
+  bool OpaqueClosure = false;
 
   bool zeroes() const { return K == ZeroGrad || K == ModuleZeroGrad || K == ManualZero; }
 };
@@ -95,7 +107,17 @@ public:
   /// contributes them, in order, at its call site (TrainingEvent::Inner); a
   /// helper that runs them under a condition, in a loop or in a lambda is an
   /// OpaqueOptimizerUse. 0 (the default) looks at this body alone.
-  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0);
+  ///
+  /// \p Linked, when given, is asked for the linked summary of each helper
+  /// called here but defined in another translation unit (Summaries.h's
+  /// externalCallee); its LoopEvents for this depth are the helper's events
+  /// at its call (TrainingEvent::Linked), as for a helper defined here. A
+  /// helper without a linked summary or without events is what it is
+  /// without the option (an OpaqueOptimizerUse when it receives an
+  /// optimizer).
+  using LinkedLookup = std::function<const FunctionSummary *(const FunctionDecl *)>;
+  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0,
+                       LinkedLookup Linked = nullptr);
   ~TrainingLoopAnalysis();
 
   llvm::ArrayRef<TrainingLoop> loops() const { return Loops; }
@@ -108,6 +130,10 @@ public:
   bool hasParents() const { return PM != nullptr; }
   ASTContext &context() const { return Ctx; }
   const Stmt *functionBody() const { return Body; }
+  /// True when the walk met a call (within the call depth) of a helper
+  /// defined in another translation unit: an analysis with a LinkedLookup
+  /// may differ from this one.
+  bool callsOtherUnits() const { return CallsOtherUnits; }
 
   /// The training loop that spells \p S (its body, condition or increment,
   /// including nested loops and lambdas), or null.
@@ -143,7 +169,17 @@ private:
   std::unique_ptr<ParentMap> PM;
   llvm::SmallVector<TrainingEvent, 16> AllEvents;
   llvm::SmallVector<TrainingLoop, 2> Loops;
+  bool CallsOtherUnits = false;
 };
+
+/// FunctionSummary::LoopEvents of the definition \p Def: the events a call
+/// of it contributes to a caller's training loop, for each depth the caller
+/// follows, computed from this translation unit alone (no linked summary).
+std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx);
+
+/// A step(closure) whose closure is not spelled at the call (it may zero the
+/// gradients); for a linked step, what its summary says.
+bool stepHasOpaqueClosure(const TrainingEvent &Step);
 
 /// optimizer.step(...) on a class derived from torch::optim::Optimizer
 /// (through `.`, `->`, a pointer or a smart pointer).

@@ -261,4 +261,206 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   llvm::sys::fs::remove(None);
 }
 
+// FunctionSummary::LoopEvents: what a call adds to a caller's training loop
+// (torch-missing-zero-grad across files), per depth the caller follows.
+const char *Steps = R"cpp(
+void train_step(Net &m, torch::optim::SGD &opt, torch::Tensor x);
+void fit(Net &m, torch::optim::SGD &opt, const std::vector<torch::Tensor> &data);
+)cpp";
+
+TEST(Link, LoopEventsAreSummarisedLinkedAndAsked) {
+  auto Def = parse(std::string(Steps) + R"cpp(
+void train_step(Net &m, torch::optim::SGD &opt, torch::Tensor x) {
+  auto loss = m->forward(x).sum();
+  loss.backward();
+  opt.step();
+}
+void zeroing(Net &m, torch::optim::SGD &opt, torch::Tensor x) {
+  opt.zero_grad();
+  train_step(m, opt, x);
+}
+void maybe(Net &m, torch::optim::SGD &opt, torch::Tensor x, bool b) {
+  m->forward(x).sum().backward();
+  if (b)
+    opt.step();
+}
+void evaluate(Net &m, torch::Tensor x) { m->forward(x); }
+)cpp", "steps.cpp");
+  SummaryDocument DefDoc = Def->document();
+  auto Events = [&](llvm::StringRef Name) {
+    const FunctionSummary *S = DefDoc.lookup(usrOf(Def->declared(Name)));
+    EXPECT_TRUE(S) << Name.str();
+    return S ? S->LoopEvents : std::vector<std::string>{"missing"};
+  };
+  EXPECT_EQ(Events("train_step"), std::vector<std::string>{"BS"});
+  // A caller following one level sees zeroing's own body (train_step
+  // receives the optimizer: opaque); two levels, train_step's events too.
+  EXPECT_EQ(Events("zeroing"), (std::vector<std::string>{"O", "ZBS"}));
+  EXPECT_EQ(Events("maybe"), std::vector<std::string>{"O"});
+  EXPECT_TRUE(Events("evaluate").empty());
+  const FunctionSummary *Step = DefDoc.lookup(usrOf(Def->declared("train_step")));
+  ASSERT_TRUE(Step);
+  EXPECT_EQ(Step->loopEventsAt(0), "");
+  EXPECT_EQ(Step->loopEventsAt(1), "BS");
+  EXPECT_EQ(Step->loopEventsAt(5), "BS"); // the last entry holds deeper
+
+  // Text round trip; a malformed field is one line.
+  auto Back = parseSummaryDocument(DefDoc.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), DefDoc.toText());
+  auto Bad = parseSummaryDocument(
+      R"({"version": 1, "functions": [{"usr": "x", "name": "x", "disablesGrad": false,
+      "returnsHistory": false, "returnsHistoryFromArgs": false, "params": [], "loopEvents": 3}],
+      "resultReachesBackward": []})");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(llvm::toString(Bad.takeError()).find("loopEvents"), std::string::npos);
+
+  // Linking: equal entries stay, different ones are opaque, in any order;
+  // trailing repeats are dropped.
+  SummaryDocument A, B;
+  A.Functions["c:@F@f"] = summary("c:@F@f", NotReached, false, 0);
+  B.Functions["c:@F@f"] = summary("c:@F@f", NotReached, false, 0);
+  A.Functions["c:@F@f"].LoopEvents = {"", "BS"};
+  B.Functions["c:@F@f"].LoopEvents = {"BS"};
+  SummaryDocument AB = A, BA = B;
+  AB.merge(B);
+  BA.merge(A);
+  EXPECT_EQ(AB.toText(), BA.toText());
+  EXPECT_EQ(AB.lookup("c:@F@f")->LoopEvents, (std::vector<std::string>{"O", "BS"}));
+  SummaryDocument AA = A;
+  AA.merge(A);
+  EXPECT_EQ(AA.lookup("c:@F@f")->LoopEvents, (std::vector<std::string>{"", "BS"}));
+  std::vector<std::string> Repeats{"S", "BS", "BS", "BS"}, Nothing{"", ""};
+  normaliseLoopEvents(Repeats);
+  normaliseLoopEvents(Nothing);
+  EXPECT_EQ(Repeats, (std::vector<std::string>{"S", "BS"}));
+  EXPECT_TRUE(Nothing.empty());
+
+  // The calling unit: its loop is a training loop only with the linked
+  // summary; the question is recorded with or without it, and a summary that
+  // holds loop events alone changes its findings.
+  const char *Loop = R"cpp(
+void fit(Net &m, torch::optim::SGD &opt, const std::vector<torch::Tensor> &data) {
+  for (const auto &x : data)
+    train_step(m, opt, x);
+}
+)cpp";
+  std::string StepUSR = usrOf(Def->declared("train_step"));
+  auto Alone = parse(std::string(Steps) + Loop, "loops.cpp");
+  const FunctionDecl *Fit = Alone->declared("fit")->getDefinition();
+  EXPECT_TRUE(Alone->Core.trainingLoops(Fit, Alone->ctx(), 3, /*Linked=*/true).loops().empty());
+  llvm::SmallString<128> Out;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-loops", "json", Out));
+  EXPECT_EQ(Alone->Core.configure("", Out), "");
+  Alone->Core.trainingLoops(Fit, Alone->ctx(), 3, /*Linked=*/true);
+  Alone->Core.summaries(Alone->ctx());
+  EXPECT_EQ(Alone->Core.endTranslationUnit(/*Summarises=*/false), "");
+  auto Unit = readSummaryFile(Out);
+  llvm::sys::fs::remove(Out);
+  ASSERT_TRUE(bool(Unit)) << llvm::toString(Unit.takeError());
+  EXPECT_TRUE(Unit->ReadsSummaries.count(StepUSR));
+  SummaryDocument OnlyEvents;
+  OnlyEvents.Functions[StepUSR] = summary(StepUSR, NotReached, false, 3);
+  EXPECT_FALSE(OnlyEvents.changesAnalysisOf(*Unit));
+  OnlyEvents.Functions[StepUSR].LoopEvents = {"BS"};
+  EXPECT_TRUE(OnlyEvents.changesAnalysisOf(*Unit));
+
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-linked", "json", Path));
+  ASSERT_FALSE(bool(writeSummaryFile(Path, DefDoc)));
+  auto Reader = parse(std::string(Steps) + Loop, "loops.cpp");
+  EXPECT_EQ(Reader->Core.configure(Path, ""), "");
+  const FunctionDecl *ReaderFit = Reader->declared("fit")->getDefinition();
+  EXPECT_TRUE(Reader->Core.trainingLoops(ReaderFit, Reader->ctx(), 3).loops().empty());
+  const TrainingLoopAnalysis &Linked =
+      Reader->Core.trainingLoops(ReaderFit, Reader->ctx(), 3, /*Linked=*/true);
+  ASSERT_EQ(Linked.loops().size(), 1u);
+  EXPECT_FALSE(Linked.loops().front().zeroesGradients());
+  ASSERT_EQ(Linked.loops().front().OptimizerSteps.size(), 1u);
+  EXPECT_EQ(Linked.loops().front().OptimizerSteps.front()->Linked,
+            Reader->declared("train_step"));
+  // A caller that follows no call (CallDepth 0) reads nothing.
+  EXPECT_TRUE(
+      Reader->Core.trainingLoops(ReaderFit, Reader->ctx(), 0, /*Linked=*/true).loops().empty());
+  llvm::sys::fs::remove(Path);
+}
+
+// MemberAccumulations and MembersLeaving: torch-accumulated-history across
+// files.
+TEST(Link, MemberAccumulationsAreSummarisedAndLinked) {
+  auto Def = parse(R"cpp(
+struct Meter {
+  void record(torch::Tensor loss);
+  void observe(Net &m, torch::Tensor x);
+  void record_detached(torch::Tensor loss);
+  void loop(const std::vector<torch::Tensor> &xs);
+  torch::Tensor total_, kept_, each_;
+};
+void Meter::record(torch::Tensor loss) { total_ += loss; }
+void Meter::observe(Net &m, torch::Tensor x) { kept_.add_(m->forward(x).sum()); }
+void Meter::record_detached(torch::Tensor loss) { total_ += loss.detach(); }
+void Meter::loop(const std::vector<torch::Tensor> &xs) { for (const auto &x : xs) each_ += x; }
+struct Kept {
+  void add(torch::Tensor loss) { sum_ += loss; }
+  torch::Tensor get() { return sum_; }
+  void train(torch::Tensor loss) { (loss + acc_).backward(); }
+  torch::Tensor sum_, acc_;
+};
+)cpp", "meter.cpp");
+  SummaryDocument Doc = Def->document();
+  auto Find = [&](llvm::StringRef Name) -> const FunctionSummary * {
+    for (const auto &[USR, S] : Doc.Functions)
+      if (S.Name == Name)
+        return &S;
+    ADD_FAILURE() << "no summary of " << Name.str();
+    return nullptr;
+  };
+  const FunctionSummary *Record = Find("Meter::record"), *Observe = Find("Meter::observe");
+  ASSERT_TRUE(Record && Observe);
+  EXPECT_EQ(Record->MemberAccumulations, (std::vector<MemberAccumulation>{{"total_", 0}}));
+  EXPECT_EQ(Observe->MemberAccumulations, (std::vector<MemberAccumulation>{{"kept_", -1}}));
+  ASSERT_TRUE(Find("Meter::record_detached") && Find("Meter::loop") && Find("Kept::add"));
+  EXPECT_TRUE(Find("Meter::record_detached")->MemberAccumulations.empty());
+  EXPECT_TRUE(Find("Meter::loop")->MemberAccumulations.empty()); // the loop is its own
+  EXPECT_TRUE(Find("Kept::add")->MemberAccumulations.empty());   // get() returns it
+  ASSERT_TRUE(Find("Kept::get") && Find("Kept::train"));
+  EXPECT_EQ(Find("Kept::get")->MembersLeaving, std::vector<std::string>{"sum_"});
+  EXPECT_EQ(Find("Kept::train")->MembersLeaving, std::vector<std::string>{"acc_"});
+
+  // Round trip, malformed fields, the union on linking (order-free).
+  auto Back = parseSummaryDocument(Doc.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), Doc.toText());
+  for (llvm::StringRef Field : {R"("memberAccumulations": [{"member": "x", "param": -1}])",
+                                R"("memberAccumulations": [{"param": 0}])",
+                                R"("membersLeaving": [1])"}) {
+    auto Bad = parseSummaryDocument(
+        (R"({"version": 1, "functions": [{"usr": "x", "name": "x", "disablesGrad": false,
+        "returnsHistory": false, "returnsHistoryFromArgs": false, "params": [], )" +
+         Field + R"(}], "resultReachesBackward": []})")
+            .str());
+    EXPECT_FALSE(bool(Bad)) << Field.str();
+    if (!Bad)
+      EXPECT_NE(llvm::toString(Bad.takeError()).find("member"), std::string::npos);
+  }
+  SummaryDocument A, B;
+  A.Functions["c:@F@m"] = summary("c:@F@m", NotReached, false, 1);
+  B.Functions["c:@F@m"] = summary("c:@F@m", NotReached, false, 1);
+  A.Functions["c:@F@m"].MemberAccumulations = {{"b_", 0}};
+  B.Functions["c:@F@m"].MemberAccumulations = {{"a_", -1}, {"b_", 0}};
+  B.Functions["c:@F@m"].MembersLeaving = {"c_"};
+  SummaryDocument AB = A, BA = B;
+  AB.merge(B);
+  BA.merge(A);
+  EXPECT_EQ(AB.toText(), BA.toText());
+  EXPECT_EQ(AB.lookup("c:@F@m")->MemberAccumulations,
+            (std::vector<MemberAccumulation>{{"a_", -1}, {"b_", 0}}));
+  EXPECT_EQ(AB.lookup("c:@F@m")->MembersLeaving, std::vector<std::string>{"c_"});
+  // A summary that holds only these facts is not empty: it changes the
+  // findings of a unit that asked for it.
+  SummaryDocument Unit;
+  Unit.ReadsSummaries.insert("c:@F@m");
+  EXPECT_TRUE(AB.changesAnalysisOf(Unit));
+}
+
 } // namespace

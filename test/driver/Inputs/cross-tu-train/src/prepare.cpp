@@ -1,0 +1,3 @@
+#include "train.h"
+
+void prepare(torch::optim::SGD &opt) { opt.zero_grad(); }

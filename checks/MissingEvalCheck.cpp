@@ -223,11 +223,12 @@ bool mentions(const Stmt *S, const ValueDecl *V) {
 
 } // namespace
 
-MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context,
+                                   std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
   std::string Error;
   if (!EvalNameRegex.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
@@ -250,7 +251,7 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  Graph.collect(FD, Body, Ctx);
+  Unit = &Ctx;
   Facts F;
   Collector(F, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
   for (const CallExpr *Eval : F.Evals) {
@@ -329,19 +330,24 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void MissingEvalCheck::onEndOfTranslationUnit() {
+  // The call graph is the core's (built on first use; asked only about
+  // parameters and members).
+  const CallGraph *Graph = nullptr;
   for (const Finding &F : Findings) {
     if (isa<FieldDecl>(F.Object) && EvaluatedMembers.contains(F.Object))
       continue;
     if (isa<ParmVarDecl>(F.Object) || isa<FieldDecl>(F.Object)) {
       // The caller may switch the module to evaluation mode: silent unless
       // the function has callers here and none of them (nor theirs) calls eval().
-      auto Callers = Graph.callers(F.Function);
+      if (!Graph)
+        Graph = &core().calls(*Unit);
+      auto Callers = Graph->callers(F.Function);
       if (Callers.empty())
         continue;
       bool CallerEvals = llvm::any_of(Callers, [&](const CallGraph::Site *S) {
         if (EvalCallers.contains(S->Caller))
           return true;
-        return llvm::any_of(Graph.callers(S->Caller), [&](const CallGraph::Site *Up) {
+        return llvm::any_of(Graph->callers(S->Caller), [&](const CallGraph::Site *Up) {
           return EvalCallers.contains(Up->Caller);
         });
       });
@@ -371,7 +377,8 @@ void MissingEvalCheck::onEndOfTranslationUnit() {
   Findings.clear();
   EvalCallers.clear();
   EvaluatedMembers.clear();
-  Graph.clear();
+  Unit = nullptr;
+  // No question to the linked summaries: nothing to write (CoreCheck.h).
 }
 
 } // namespace clang::tidy::torch_check

@@ -1,7 +1,8 @@
 //===--- MissingEvalCheck.cpp - libtorch-tidy -----------------------------===//
 //
 // collect: per function, the forward passes, the eval()/train(false) and
-// train() calls, backward passes, and the user calls that take the module;
+// train() calls, backward passes (the analysis core's facts), and, for a
+// forward pass that may be reported, the user calls that take the module;
 // decide: a forward pass in evaluation code (a function whose name says it
 // evaluates, as in torch-eval-without-no-grad, or a forward under a grad
 // guard) of a torch::nn module whose class holds a dropout or batch-norm layer
@@ -21,6 +22,7 @@
 
 #include "MissingEvalCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
 #include "utils/CallFacts.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/GradGuards.h"
@@ -252,8 +254,32 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   Unit = &Ctx;
+  // The forward passes, eval()/train(false) calls and training of the body
+  // are the core's facts (one walk per function, shared with other checks).
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  if (!Shared.has(Fact::Forward) && !Shared.has(Fact::Eval))
+    return;
   Facts F;
-  Collector(F, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const Fact &Fa : Shared.all()) {
+    if (Fa.K == Fact::Forward)
+      F.Forwards.push_back(cast<CallExpr>(Fa.S));
+    else if (Fa.K == Fact::Eval)
+      F.Evals.push_back(cast<CallExpr>(Fa.S));
+    else if (Fa.K == Fact::Backward || Fa.K == Fact::Grad || Fa.K == Fact::Train)
+      F.Trains = true;
+  }
+  // The user calls that may take the module (a helper may switch its mode):
+  // walked only for a forward pass that may be reported.
+  bool UserCallsCollected = false;
+  auto UserCalls = [&]() -> llvm::ArrayRef<const CallExpr *> {
+    if (!UserCallsCollected) {
+      Facts Walked;
+      Collector(Walked, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+      F.UserCalls = std::move(Walked.UserCalls);
+      UserCallsCollected = true;
+    }
+    return F.UserCalls;
+  };
   for (const CallExpr *Eval : F.Evals) {
     EvalCallers.insert(FD->getCanonicalDecl());
     const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
@@ -269,12 +295,11 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
     for (const std::string &Word : identifierWords(II->getName()))
       if (EvalNameRegex.match(Word))
         ByName = true;
-  ParentMap PM(const_cast<CompoundStmt *>(Body));
-  GradGuardCache Guards(PM, Ctx);
+  const ParentMap &PM = Shared.parents();
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
 
   for (const CallExpr *Forward : F.Forwards) {
-    if (!ByName && !Guards.isDisabledAt(Forward))
+    if (!ByName && !Shared.isGuarded(Forward))
       continue;
     const Expr *ObjExpr = forwardCallObject(Forward);
     const ValueDecl *Object = ObjExpr ? storageOf(ObjExpr) : nullptr;
@@ -301,7 +326,7 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
                  precedesOnEveryPath(Eval, Forward, PM);
         }))
       continue;
-    if (llvm::any_of(F.UserCalls, [&](const CallExpr *Call) {
+    if (llvm::any_of(UserCalls(), [&](const CallExpr *Call) {
           return Call != Forward && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
                                                                  Forward->getBeginLoc()) &&
                  mentions(Call, Object);

@@ -305,9 +305,15 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
     const ValueDecl *Object = ObjExpr ? storageOf(ObjExpr) : nullptr;
     if (!Object || Reported.contains(Object))
       continue;
-    const CXXRecordDecl *Impl = moduleImpl(Object->getType());
-    llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
-    const CXXRecordDecl *Layer = modeDependentPart(Impl, 4, Seen);
+    // The layer behind a module type, once per type and translation unit
+    // (it walks the methods of the module's classes).
+    auto [It, New] = LayerOfType.try_emplace(
+        Object->getType().getCanonicalType().getAsOpaquePtr(), nullptr);
+    if (New) {
+      llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
+      It->second = modeDependentPart(moduleImpl(Object->getType()), 4, Seen);
+    }
+    const CXXRecordDecl *Layer = It->second;
     if (!Layer)
       continue;
     // eval()/train(false) before it on every path, or a helper that gets the
@@ -402,6 +408,7 @@ void MissingEvalCheck::onEndOfTranslationUnit() {
   Findings.clear();
   EvalCallers.clear();
   EvaluatedMembers.clear();
+  LayerOfType.clear();
   Unit = nullptr;
   // No question to the linked summaries: nothing to write (CoreCheck.h).
 }

@@ -5,6 +5,7 @@
 
 #include "utils/CallGraph.h"
 #include "utils/CoreCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Regex.h"
 
@@ -48,6 +49,9 @@ private:
   /// switched to evaluation mode somewhere in the translation unit.
   llvm::DenseSet<const FunctionDecl *> EvalCallers;
   llvm::DenseSet<const ValueDecl *> EvaluatedMembers;
+  /// The mode-dependent layer of each module type met (canonical type; null
+  /// when none), for the translation unit.
+  llvm::DenseMap<void *, const CXXRecordDecl *> LayerOfType;
 };
 
 } // namespace clang::tidy::torch_check

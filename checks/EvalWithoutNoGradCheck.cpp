@@ -134,7 +134,7 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
       EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
   std::string Error;
   if (!EvalNameRegex.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
@@ -238,6 +238,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   SM = Result.SourceManager;
+  Unit = &Ctx;
 
   if (core().writesSummaries())
     core().summaries(Ctx);
@@ -246,7 +247,6 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
 
   const FunctionDecl *Canonical = FD->getCanonicalDecl();
-  Graph.collect(FD, Body, Ctx);
   if (Facts.Forwards.empty() && Facts.UserCalls.empty())
     return;
 
@@ -490,15 +490,22 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on; one whose tensor a caller trains through (here,
   // or in another file by the linked summaries) is not evaluation code.
+  // The call graph is the core's, built on the first finding.
+  const CallGraph *Calls = nullptr;
+  auto Graph = [&]() -> const CallGraph & {
+    if (!Calls)
+      Calls = &core().calls(*Unit);
+    return *Calls;
+  };
   auto Silenced = [&](const FunctionDecl *Function) {
-    if (Graph.guardedOnEveryPath(Function))
+    if (Graph().guardedOnEveryPath(Function, CallDepth))
       return true;
     if (!mayHoldTensor(Function->getReturnType()))
       return false;
     if (core().resultReachesBackwardElsewhere(Function))
       return true;
-    return llvm::any_of(Graph.callers(Function), [&](const CallGraph::Site *S) {
-      return Graph.runsBackward(S->Caller);
+    return llvm::any_of(Graph().callers(Function), [&](const CallGraph::Site *S) {
+      return Graph().runsBackward(S->Caller);
     });
   };
   llvm::SmallPtrSet<const FunctionDecl *, 8> Emitting;
@@ -546,7 +553,7 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
            "option TorchSummaries)",
            DiagnosticIDs::Note)
           << F.Helper->getNameAsString();
-    for (const CallGraph::Site *S : Graph.unguardedChain(F.Function))
+    for (const CallGraph::Site *S : Graph().unguardedChain(F.Function, CallDepth))
       diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
           << S->Call->getDirectCallee()->getNameAsString();
     if (F.BlockingTrain.isValid())
@@ -556,7 +563,7 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
            DiagnosticIDs::Note);
   }
   Findings.clear();
-  Graph.clear();
+  Unit = nullptr;
   Helpers.clear();
   DeclaredNames.clear();
   // After the last question to the linked summaries (CoreCheck.h).

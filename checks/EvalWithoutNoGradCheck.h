@@ -72,7 +72,8 @@ private:
   const unsigned CallDepth;
 
   llvm::SmallVector<Finding, 8> Findings;
-  CallGraph Graph;
+  /// The translation unit (for the core's call graph at its end).
+  ASTContext *Unit = nullptr;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 4>> DeclaredNames;
   const SourceManager *SM = nullptr;

@@ -218,9 +218,10 @@ bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM,
 }
 } // namespace
 
-LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {}
+LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context,
+                                 std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
 
 void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, CallDepthOption, CallDepth);
@@ -237,7 +238,7 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  Graph.collect(FD, Body, Ctx);
+  Unit = &Ctx;
   LoadCollector Collector(SM);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Calls.empty())
@@ -279,7 +280,8 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 
 void LoadInLoopCheck::onEndOfTranslationUnit() {
   for (const HelperLoad &H : HelperLoads) {
-    auto Chain = Graph.chainToLoop(H.Helper, [&](const CallGraph::Site &S) {
+    // The core's call graph (built on first use).
+    auto Chain = core().calls(*Unit).chainToLoop(H.Helper, CallDepth, [&](const CallGraph::Site &S) {
       return !ConditionalCalls.contains(S.Call);
     });
     if (Chain.empty())
@@ -297,7 +299,8 @@ void LoadInLoopCheck::onEndOfTranslationUnit() {
   }
   HelperLoads.clear();
   ConditionalCalls.clear();
-  Graph.clear();
+  Unit = nullptr;
+  // No question to the linked summaries: nothing to write (CoreCheck.h).
 }
 
 } // namespace clang::tidy::torch_check

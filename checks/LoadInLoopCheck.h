@@ -3,8 +3,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_LOADINLOOPCHECK_H
 #define LIBTORCH_TIDY_CHECKS_LOADINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
 #include "utils/CallGraph.h"
+#include "utils/CoreCheck.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch_check {
@@ -15,9 +15,10 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-load-in-loop.md
-class LoadInLoopCheck : public ClangTidyCheck {
+class LoadInLoopCheck : public CoreCheck {
 public:
-  LoadInLoopCheck(StringRef Name, ClangTidyContext *Context);
+  LoadInLoopCheck(StringRef Name, ClangTidyContext *Context,
+                   std::shared_ptr<AnalysisCore> Core);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
@@ -32,7 +33,8 @@ private:
     const FunctionDecl *Helper;
   };
   const unsigned CallDepth;
-  CallGraph Graph;
+  /// The translation unit (for the core's call graph at its end).
+  ASTContext *Unit = nullptr;
   llvm::SmallVector<HelperLoad, 4> HelperLoads;
   /// Calls that run only under a condition in their loop (or function body).
   llvm::DenseSet<const CallExpr *> ConditionalCalls;

@@ -1,7 +1,8 @@
 //===--- MissingEvalCheck.cpp - libtorch-tidy -----------------------------===//
 //
 // collect: per function, the forward passes, the eval()/train(false) and
-// train() calls, backward passes, and the user calls that take the module;
+// train() calls, backward passes (the analysis core's facts), and, for a
+// forward pass that may be reported, the user calls that take the module;
 // decide: a forward pass in evaluation code (a function whose name says it
 // evaluates, as in torch-eval-without-no-grad, or a forward under a grad
 // guard) of a torch::nn module whose class holds a dropout or batch-norm layer
@@ -21,6 +22,7 @@
 
 #include "MissingEvalCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
 #include "utils/CallFacts.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/GradGuards.h"
@@ -223,11 +225,12 @@ bool mentions(const Stmt *S, const ValueDecl *V) {
 
 } // namespace
 
-MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context,
+                                   std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)), Graph(CallDepth) {
+      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
   std::string Error;
   if (!EvalNameRegex.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
@@ -250,9 +253,33 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  Graph.collect(FD, Body, Ctx);
+  Unit = &Ctx;
+  // The forward passes, eval()/train(false) calls and training of the body
+  // are the core's facts (one walk per function, shared with other checks).
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  if (!Shared.has(Fact::Forward) && !Shared.has(Fact::Eval))
+    return;
   Facts F;
-  Collector(F, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const Fact &Fa : Shared.all()) {
+    if (Fa.K == Fact::Forward)
+      F.Forwards.push_back(cast<CallExpr>(Fa.S));
+    else if (Fa.K == Fact::Eval)
+      F.Evals.push_back(cast<CallExpr>(Fa.S));
+    else if (Fa.K == Fact::Backward || Fa.K == Fact::Grad || Fa.K == Fact::Train)
+      F.Trains = true;
+  }
+  // The user calls that may take the module (a helper may switch its mode):
+  // walked only for a forward pass that may be reported.
+  bool UserCallsCollected = false;
+  auto UserCalls = [&]() -> llvm::ArrayRef<const CallExpr *> {
+    if (!UserCallsCollected) {
+      Facts Walked;
+      Collector(Walked, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+      F.UserCalls = std::move(Walked.UserCalls);
+      UserCallsCollected = true;
+    }
+    return F.UserCalls;
+  };
   for (const CallExpr *Eval : F.Evals) {
     EvalCallers.insert(FD->getCanonicalDecl());
     const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
@@ -268,20 +295,25 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
     for (const std::string &Word : identifierWords(II->getName()))
       if (EvalNameRegex.match(Word))
         ByName = true;
-  ParentMap PM(const_cast<CompoundStmt *>(Body));
-  GradGuardCache Guards(PM, Ctx);
+  const ParentMap &PM = Shared.parents();
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
 
   for (const CallExpr *Forward : F.Forwards) {
-    if (!ByName && !Guards.isDisabledAt(Forward))
+    if (!ByName && !Shared.isGuarded(Forward))
       continue;
     const Expr *ObjExpr = forwardCallObject(Forward);
     const ValueDecl *Object = ObjExpr ? storageOf(ObjExpr) : nullptr;
     if (!Object || Reported.contains(Object))
       continue;
-    const CXXRecordDecl *Impl = moduleImpl(Object->getType());
-    llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
-    const CXXRecordDecl *Layer = modeDependentPart(Impl, 4, Seen);
+    // The layer behind a module type, once per type and translation unit
+    // (it walks the methods of the module's classes).
+    auto [It, New] = LayerOfType.try_emplace(
+        Object->getType().getCanonicalType().getAsOpaquePtr(), nullptr);
+    if (New) {
+      llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
+      It->second = modeDependentPart(moduleImpl(Object->getType()), 4, Seen);
+    }
+    const CXXRecordDecl *Layer = It->second;
     if (!Layer)
       continue;
     // eval()/train(false) before it on every path, or a helper that gets the
@@ -300,7 +332,7 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
                  precedesOnEveryPath(Eval, Forward, PM);
         }))
       continue;
-    if (llvm::any_of(F.UserCalls, [&](const CallExpr *Call) {
+    if (llvm::any_of(UserCalls(), [&](const CallExpr *Call) {
           return Call != Forward && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
                                                                  Forward->getBeginLoc()) &&
                  mentions(Call, Object);
@@ -329,19 +361,24 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void MissingEvalCheck::onEndOfTranslationUnit() {
+  // The call graph is the core's (built on first use; asked only about
+  // parameters and members).
+  const CallGraph *Graph = nullptr;
   for (const Finding &F : Findings) {
     if (isa<FieldDecl>(F.Object) && EvaluatedMembers.contains(F.Object))
       continue;
     if (isa<ParmVarDecl>(F.Object) || isa<FieldDecl>(F.Object)) {
       // The caller may switch the module to evaluation mode: silent unless
       // the function has callers here and none of them (nor theirs) calls eval().
-      auto Callers = Graph.callers(F.Function);
+      if (!Graph)
+        Graph = &core().calls(*Unit);
+      auto Callers = Graph->callers(F.Function);
       if (Callers.empty())
         continue;
       bool CallerEvals = llvm::any_of(Callers, [&](const CallGraph::Site *S) {
         if (EvalCallers.contains(S->Caller))
           return true;
-        return llvm::any_of(Graph.callers(S->Caller), [&](const CallGraph::Site *Up) {
+        return llvm::any_of(Graph->callers(S->Caller), [&](const CallGraph::Site *Up) {
           return EvalCallers.contains(Up->Caller);
         });
       });
@@ -371,7 +408,9 @@ void MissingEvalCheck::onEndOfTranslationUnit() {
   Findings.clear();
   EvalCallers.clear();
   EvaluatedMembers.clear();
-  Graph.clear();
+  LayerOfType.clear();
+  Unit = nullptr;
+  // No question to the linked summaries: nothing to write (CoreCheck.h).
 }
 
 } // namespace clang::tidy::torch_check

@@ -3,8 +3,9 @@
 #ifndef LIBTORCH_TIDY_CHECKS_MISSINGEVALCHECK_H
 #define LIBTORCH_TIDY_CHECKS_MISSINGEVALCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
 #include "utils/CallGraph.h"
+#include "utils/CoreCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Regex.h"
 
@@ -16,9 +17,10 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-missing-eval.md
-class MissingEvalCheck : public ClangTidyCheck {
+class MissingEvalCheck : public CoreCheck {
 public:
-  MissingEvalCheck(StringRef Name, ClangTidyContext *Context);
+  MissingEvalCheck(StringRef Name, ClangTidyContext *Context,
+                    std::shared_ptr<AnalysisCore> Core);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
@@ -40,12 +42,16 @@ private:
   const std::string EvalFunctionPattern;
   llvm::Regex EvalNameRegex;
   const unsigned CallDepth;
-  CallGraph Graph;
+  /// The translation unit (for the core's call graph at its end).
+  ASTContext *Unit = nullptr;
   llvm::SmallVector<Finding, 4> Findings;
   /// Functions that call eval()/train(false) on some module; members that are
   /// switched to evaluation mode somewhere in the translation unit.
   llvm::DenseSet<const FunctionDecl *> EvalCallers;
   llvm::DenseSet<const ValueDecl *> EvaluatedMembers;
+  /// The mode-dependent layer of each module type met (canonical type; null
+  /// when none), for the translation unit.
+  llvm::DenseMap<void *, const CXXRecordDecl *> LayerOfType;
 };
 
 } // namespace clang::tidy::torch_check

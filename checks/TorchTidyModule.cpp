@@ -47,9 +47,9 @@ public:
     Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
     registerCoreCheck<HistoryInContainerCheck>(Factories, "torch-history-in-container", Core);
     Factories.registerCheck<HookInLoopCheck>("torch-hook-in-loop");
-    Factories.registerCheck<LoadInLoopCheck>("torch-load-in-loop");
+    registerCoreCheck<LoadInLoopCheck>(Factories, "torch-load-in-loop", Core);
     registerCoreCheck<MisplacedZeroGradCheck>(Factories, "torch-misplaced-zero-grad", Core);
-    Factories.registerCheck<MissingEvalCheck>("torch-missing-eval");
+    registerCoreCheck<MissingEvalCheck>(Factories, "torch-missing-eval", Core);
     registerCoreCheck<MissingZeroGradCheck>(Factories, "torch-missing-zero-grad", Core);
     Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
     registerCoreCheck<OptimizerInLoopCheck>(Factories, "torch-optimizer-in-loop", Core);

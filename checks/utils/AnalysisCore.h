@@ -263,7 +263,10 @@ public:
   void emitHistoryFindings();
 
   /// The calls between the user's functions of the translation unit, with
-  /// their guards and loops (CallGraph.h), collected once.
+  /// their guards and loops (CallGraph.h), collected once on first use. The
+  /// depth limit is a parameter of each query (a check's CallDepth), so one
+  /// graph serves every check: eval-without-no-grad, missing-eval and
+  /// load-in-loop.
   const CallGraph &calls(ASTContext &Ctx);
 
   /// Every user function definition of the translation unit (Matchers.h's

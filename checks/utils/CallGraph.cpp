@@ -139,7 +139,7 @@ llvm::SmallVector<const CallGraph::Site *, 4> CallGraph::callers(const FunctionD
   return Result;
 }
 
-bool CallGraph::guardedImpl(const FunctionDecl *FD, unsigned Depth,
+bool CallGraph::guardedImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
                             llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath) const {
   auto Calls = callers(FD);
   if (Calls.empty())
@@ -147,10 +147,10 @@ bool CallGraph::guardedImpl(const FunctionDecl *FD, unsigned Depth,
   for (const Site *S : Calls) {
     if (S->Guarded || OnPath.contains(S->Caller))
       continue; // guarded, or a cycle (adds no chain from an entry point)
-    if (Depth + 1 > MaxDepth)
+    if (Depth + 1 > Limit)
       continue; // beyond the depth limit: unknown, counted as guarded
     OnPath.insert(S->Caller);
-    bool G = guardedImpl(S->Caller, Depth + 1, OnPath);
+    bool G = guardedImpl(S->Caller, Depth + 1, Limit, OnPath);
     OnPath.erase(S->Caller);
     if (!G)
       return false;
@@ -158,27 +158,28 @@ bool CallGraph::guardedImpl(const FunctionDecl *FD, unsigned Depth,
   return true;
 }
 
-bool CallGraph::guardedOnEveryPath(const FunctionDecl *FD) const {
+bool CallGraph::guardedOnEveryPath(const FunctionDecl *FD, unsigned Depth) const {
   if (!FD)
     return false;
   FD = FD->getCanonicalDecl();
-  if (auto It = Memo.find(FD); It != Memo.end())
+  auto Key = std::make_pair(FD, Depth);
+  if (auto It = Memo.find(Key); It != Memo.end())
     return It->second;
   if (callers(FD).empty())
-    return Memo[FD] = false;
+    return Memo[Key] = false;
   llvm::SmallPtrSet<const FunctionDecl *, 8> OnPath;
   OnPath.insert(FD);
-  bool G = guardedImpl(FD, 0, OnPath);
-  Memo[FD] = G;
+  bool G = guardedImpl(FD, 0, Depth, OnPath);
+  Memo[Key] = G;
   return G;
 }
 
-bool CallGraph::chainImpl(const FunctionDecl *FD, unsigned Depth,
+bool CallGraph::chainImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
                           llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
                           llvm::function_ref<bool(const Site &)> Accept,
                           llvm::function_ref<bool(const Site &)> Ends,
                           llvm::SmallVectorImpl<const Site *> &Chain) const {
-  if (Depth >= MaxDepth)
+  if (Depth >= Limit)
     return false;
   for (const Site *S : callers(FD)) {
     if (!Accept(*S) || OnPath.contains(S->Caller))
@@ -187,7 +188,7 @@ bool CallGraph::chainImpl(const FunctionDecl *FD, unsigned Depth,
     if (Ends(*S))
       return true;
     OnPath.insert(S->Caller);
-    bool Found = chainImpl(S->Caller, Depth + 1, OnPath, Accept, Ends, Chain);
+    bool Found = chainImpl(S->Caller, Depth + 1, Limit, OnPath, Accept, Ends, Chain);
     OnPath.erase(S->Caller);
     if (Found)
       return true;
@@ -197,27 +198,27 @@ bool CallGraph::chainImpl(const FunctionDecl *FD, unsigned Depth,
 }
 
 llvm::SmallVector<const CallGraph::Site *, 4>
-CallGraph::unguardedChain(const FunctionDecl *FD) const {
+CallGraph::unguardedChain(const FunctionDecl *FD, unsigned Depth) const {
   llvm::SmallVector<const Site *, 4> Chain;
   if (!FD)
     return Chain;
   llvm::SmallPtrSet<const FunctionDecl *, 8> OnPath;
   OnPath.insert(FD->getCanonicalDecl());
   chainImpl(
-      FD, 0, OnPath, [](const Site &S) { return !S.Guarded; },
+      FD, 0, Depth, OnPath, [](const Site &S) { return !S.Guarded; },
       [this](const Site &S) { return callers(S.Caller).empty(); }, Chain);
   return Chain;
 }
 
 llvm::SmallVector<const CallGraph::Site *, 4>
-CallGraph::chainToLoop(const FunctionDecl *FD,
+CallGraph::chainToLoop(const FunctionDecl *FD, unsigned Depth,
                        llvm::function_ref<bool(const Site &)> Accept) const {
   llvm::SmallVector<const Site *, 4> Chain;
   if (!FD)
     return Chain;
   llvm::SmallPtrSet<const FunctionDecl *, 8> OnPath;
   OnPath.insert(FD->getCanonicalDecl());
-  chainImpl(FD, 0, OnPath, Accept, [](const Site &S) { return S.InLoop; }, Chain);
+  chainImpl(FD, 0, Depth, OnPath, Accept, [](const Site &S) { return S.InLoop; }, Chain);
   return Chain;
 }
 

@@ -14,13 +14,18 @@
 //     override defined in the translation unit (when asking "who calls this?"),
 //     but is never followed downwards (which override runs is unknown), unless
 //     it is qualified (`Base::f()`) or the method or class is final;
-//   - depth: at most MaxDepth levels of calls are followed (option CallDepth,
-//     default 3); beyond it the answer is "unknown" and the checks stay silent;
+//   - depth: at most the given number of levels of calls are followed (option
+//     CallDepth, default 3; a parameter of each query, so one graph serves
+//     checks with different limits); beyond it the answer is "unknown" and the
+//     checks stay silent;
 //   - recursion: a cycle adds no path; every walk keeps a visited set.
 //
-// Usage: one CallGraph per check; collect(FD, Body, Ctx) in check() for every
-// analysed function, query at the end of the translation unit (when every
-// caller has been seen), clear().
+// Usage: the analysis core collects one graph per translation unit
+// (AnalysisCore::calls: every user function, on first use) and the checks
+// query it with their depth limit at the end of the translation unit. A
+// check may also keep its own graph: collect(FD, Body, Ctx) in check() for
+// every analysed function, query at the end of the translation unit (when
+// every caller has been seen) with the graph's MaxDepth, clear().
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,18 +84,30 @@ public:
   /// True when \p FD is called in the translation unit and every chain of
   /// calls that reaches it passes a guarded call site; chains longer than the
   /// depth limit count as guarded (unknown: silent), cycles add no chain.
-  bool guardedOnEveryPath(const FunctionDecl *FD) const;
+  bool guardedOnEveryPath(const FunctionDecl *FD) const {
+    return guardedOnEveryPath(FD, MaxDepth);
+  }
+  /// The same within \p Depth levels of calls (memoised per function and depth).
+  bool guardedOnEveryPath(const FunctionDecl *FD, unsigned Depth) const;
 
   /// One chain of unguarded calls from an entry point (a function nobody
   /// calls) down to \p FD, innermost call first; empty when there is none
   /// within the depth limit.
-  llvm::SmallVector<const Site *, 4> unguardedChain(const FunctionDecl *FD) const;
+  llvm::SmallVector<const Site *, 4> unguardedChain(const FunctionDecl *FD) const {
+    return unguardedChain(FD, MaxDepth);
+  }
+  llvm::SmallVector<const Site *, 4> unguardedChain(const FunctionDecl *FD, unsigned Depth) const;
 
   /// One chain of calls from \p FD up to a call made in a loop, innermost call
   /// first, where \p Accept approves every site of the chain; empty when no
   /// such chain exists within the depth limit.
   llvm::SmallVector<const Site *, 4>
   chainToLoop(const FunctionDecl *FD,
+              llvm::function_ref<bool(const Site &)> Accept) const {
+    return chainToLoop(FD, MaxDepth, Accept);
+  }
+  llvm::SmallVector<const Site *, 4>
+  chainToLoop(const FunctionDecl *FD, unsigned Depth,
               llvm::function_ref<bool(const Site &)> Accept) const;
 
   /// True when \p Caller's body (collected) runs a backward pass.
@@ -106,9 +123,9 @@ public:
   }
 
 private:
-  bool guardedImpl(const FunctionDecl *FD, unsigned Depth,
+  bool guardedImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
                    llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath) const;
-  bool chainImpl(const FunctionDecl *FD, unsigned Depth,
+  bool chainImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
                  llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
                  llvm::function_ref<bool(const Site &)> Accept,
                  llvm::function_ref<bool(const Site &)> Ends,
@@ -118,7 +135,8 @@ private:
   std::deque<Site> Sites; ///< stable addresses
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const Site *, 2>> ByCallee;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Backward;
-  mutable llvm::DenseMap<const FunctionDecl *, bool> Memo;
+  /// guardedOnEveryPath, per function and depth limit.
+  mutable llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> Memo;
 };
 
 } // namespace clang::tidy::torch_check

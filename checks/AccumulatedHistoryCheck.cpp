@@ -258,7 +258,7 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
     return;
   HistoryFunctions &Functions = core().history(Ctx);
   const SourceManager &SM = Ctx.getSourceManager();
-  std::unique_ptr<HistoryAnalysis> History;
+  const HistoryAnalysis *History = nullptr; // the core's, asked for on the first such call
   for (const auto &[MC, Loop] : Calls) {
     const auto *Method = dyn_cast_or_null<CXXMethodDecl>(externalCallee(MC, Ctx));
     if (!Method)
@@ -282,7 +282,7 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
     if (!isa<CXXThisExpr>(Obj) && !(O && outlivesIteration(O, Loop, SM)))
       continue;
     if (!History)
-      History = std::make_unique<HistoryAnalysis>(Body, Ctx, Functions);
+      History = &core().historyOf(FD, Ctx);
     if (History->isGuarded(MC))
       continue;
     const CXXRecordDecl *RD = Method->getParent();

@@ -195,12 +195,9 @@ void summariseMembers(const FunctionDecl *FD, const FunctionFacts &F, ASTContext
   const CXXRecordDecl *RD = MD->getParent();
   if (MD->getIdentifier() && MD->getName() == "forward" && isModuleClass(RD))
     return; // residual sums build the graph on purpose
-  std::unique_ptr<HistoryAnalysis> Own;
-  auto OwnHistory = [&]() -> HistoryAnalysis & {
-    if (!Own)
-      Own = std::make_unique<HistoryAnalysis>(Body, Ctx, Functions);
-    return *Own;
-  };
+  // The body's shared analysis (HistoryFunctions::analysis; asked outside
+  // summary(), so the summaries it reads are final).
+  auto OwnHistory = [&]() -> const HistoryAnalysis & { return Functions.analysis(FD, Ctx); };
   for (const FieldDecl *Field : RD->fields())
     if (mayCarryHistoryType(Field->getType()) &&
         (OwnHistory().flowsIntoBackward(Field) || OwnHistory().flowsIntoReturn(Field)))
@@ -221,7 +218,7 @@ void summariseMembers(const FunctionDecl *FD, const FunctionFacts &F, ASTContext
                      MC->getMethodDecl()->getName() == "sub_");
     if (!Accumulates || enclosingLoop(Fc->S, F.parents(), Body))
       continue;
-    HistoryAnalysis &History = OwnHistory();
+    const HistoryAnalysis &History = OwnHistory();
     if (History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
         memberLeavesClass(Field, Functions, Ctx))
       continue;

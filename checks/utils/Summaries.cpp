@@ -228,13 +228,7 @@ void summariseMembers(const FunctionDecl *FD, const FunctionFacts &F, ASTContext
       continue;
     S.MemberAccumulations.push_back({Field->getNameAsString(), Trace->ParamIndex});
   }
-  llvm::sort(S.MemberAccumulations);
-  S.MemberAccumulations.erase(
-      std::unique(S.MemberAccumulations.begin(), S.MemberAccumulations.end()),
-      S.MemberAccumulations.end());
-  llvm::sort(S.MembersLeaving);
-  S.MembersLeaving.erase(std::unique(S.MembersLeaving.begin(), S.MembersLeaving.end()),
-                         S.MembersLeaving.end());
+  normaliseMemberLists(S);
 }
 
 } // namespace

@@ -90,6 +90,22 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
   return O;
 }
 
+/// The array of strings \p Key of \p O, appended to \p Out; true when absent.
+static bool stringsFromJSON(const llvm::json::Object &O, llvm::StringRef Key,
+                            std::vector<std::string> &Out, llvm::json::Path P) {
+  const llvm::json::Value *V = O.get(Key);
+  if (!V)
+    return true;
+  if (const llvm::json::Array *A = V->getAsArray())
+    if (llvm::all_of(*A, [](const llvm::json::Value &E) { return E.getAsString().has_value(); })) {
+      for (const llvm::json::Value &E : *A)
+        Out.push_back(E.getAsString()->str());
+      return true;
+    }
+  P.field(Key).report("expected an array of strings");
+  return false;
+}
+
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
   const llvm::json::Object *O = V.getAsObject();
   if (!O) {
@@ -129,22 +145,9 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
     S.Params.push_back(PS);
   }
   S.LoopEvents.clear();
-  if (const llvm::json::Value *EV = O->get("loopEvents")) {
-    const llvm::json::Array *Events = EV->getAsArray();
-    if (!Events) {
-      P.field("loopEvents").report("expected an array of strings");
-      return false;
-    }
-    for (const llvm::json::Value &E : *Events) {
-      std::optional<llvm::StringRef> Str = E.getAsString();
-      if (!Str) {
-        P.field("loopEvents").report("expected an array of strings");
-        return false;
-      }
-      S.LoopEvents.push_back(Str->str());
-    }
-    normaliseLoopEvents(S.LoopEvents);
-  }
+  if (!stringsFromJSON(*O, "loopEvents", S.LoopEvents, P))
+    return false;
+  normaliseLoopEvents(S.LoopEvents);
   S.MemberAccumulations.clear();
   if (const llvm::json::Value *AV = O->get("memberAccumulations")) {
     const llvm::json::Array *Acc = AV->getAsArray();
@@ -164,29 +167,23 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
       }
       S.MemberAccumulations.push_back({Member->str(), Index ? int(*Index) : -1});
     }
-    llvm::sort(S.MemberAccumulations);
-    S.MemberAccumulations.erase(std::unique(S.MemberAccumulations.begin(), S.MemberAccumulations.end()),
-                                S.MemberAccumulations.end());
   }
   S.MembersLeaving.clear();
-  if (const llvm::json::Value *LV = O->get("membersLeaving")) {
-    const llvm::json::Array *Leaving = LV->getAsArray();
-    if (!Leaving) {
-      P.field("membersLeaving").report("expected an array of strings");
-      return false;
-    }
-    for (const llvm::json::Value &E : *Leaving) {
-      std::optional<llvm::StringRef> Str = E.getAsString();
-      if (!Str) {
-        P.field("membersLeaving").report("expected an array of strings");
-        return false;
-      }
-      S.MembersLeaving.push_back(Str->str());
-    }
-    llvm::sort(S.MembersLeaving);
-    S.MembersLeaving.erase(std::unique(S.MembersLeaving.begin(), S.MembersLeaving.end()), S.MembersLeaving.end());
-  }
+  if (!stringsFromJSON(*O, "membersLeaving", S.MembersLeaving, P))
+    return false;
+  normaliseMemberLists(S);
   return true;
+}
+
+/// Sorts \p V and drops its duplicates.
+template <typename T> static void sortUnique(std::vector<T> &V) {
+  llvm::sort(V);
+  V.erase(std::unique(V.begin(), V.end()), V.end());
+}
+
+void normaliseMemberLists(FunctionSummary &S) {
+  sortUnique(S.MemberAccumulations);
+  sortUnique(S.MembersLeaving);
 }
 
 void normaliseLoopEvents(std::vector<std::string> &Events) {
@@ -246,14 +243,10 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
     Into.Params[I].Returned |= From.Params[I].Returned;
   }
   mergeLoopEvents(Into.LoopEvents, From.LoopEvents);
-  // "May do": the union, sorted.
-  auto Union = [](auto &IntoV, const auto &FromV) {
-    IntoV.insert(IntoV.end(), FromV.begin(), FromV.end());
-    llvm::sort(IntoV);
-    IntoV.erase(std::unique(IntoV.begin(), IntoV.end()), IntoV.end());
-  };
-  Union(Into.MemberAccumulations, From.MemberAccumulations);
-  Union(Into.MembersLeaving, From.MembersLeaving);
+  // "May do": the union.
+  llvm::append_range(Into.MemberAccumulations, From.MemberAccumulations);
+  llvm::append_range(Into.MembersLeaving, From.MembersLeaving);
+  normaliseMemberLists(Into);
 }
 
 // ---- documents --------------------------------------------------------------

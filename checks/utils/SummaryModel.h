@@ -156,6 +156,9 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
 /// The canonical form of FunctionSummary::LoopEvents: no trailing entry
 /// equal to the one before it, none at all when every entry is "".
 void normaliseLoopEvents(std::vector<std::string> &Events);
+/// MemberAccumulations and MembersLeaving sorted, without duplicates (the
+/// form every summary keeps them in: written, read and merged).
+void normaliseMemberLists(FunctionSummary &S);
 
 /// Lowers \p Level to \p Candidate when that is fewer levels.
 void lowerLevel(unsigned &Level, unsigned Candidate);

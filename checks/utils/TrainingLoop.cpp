@@ -156,7 +156,30 @@ static std::optional<TrainingEvent::Kind> decodeEvent(char C) {
   }
 }
 
-static bool hasOpaqueClosure(const CallExpr *Step);
+/// A step(closure) whose closure is not spelled at the call: it may zero.
+static bool hasOpaqueClosure(const CallExpr *Step) {
+  for (const Expr *Arg : Step->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+    while (true) {
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+          Construct && Construct->getNumArgs() == 1) {
+        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+        E = Cast->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+        continue;
+      }
+      break;
+    }
+    if (isa<LambdaExpr, CXXNullPtrLiteralExpr>(E))
+      continue;
+    return true;
+  }
+  return false;
+}
 
 namespace {
 
@@ -701,35 +724,6 @@ TrainingLoopAnalysis::conditionalStep(const TrainingLoop &Loop) const {
   if (!BackwardEveryIteration)
     return std::nullopt;
   return Result;
-}
-
-} // namespace clang::tidy::torch_check
-
-namespace clang::tidy::torch_check {
-
-/// A step(closure) whose closure is not spelled at the call: it may zero.
-static bool hasOpaqueClosure(const CallExpr *Step) {
-  for (const Expr *Arg : Step->arguments()) {
-    if (isa<CXXDefaultArgExpr>(Arg))
-      continue;
-    const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
-    while (true) {
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-          Construct && Construct->getNumArgs() == 1) {
-        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
-        continue;
-      }
-      if (const auto *Cast = dyn_cast<CastExpr>(E)) {
-        E = Cast->getSubExpr()->IgnoreImplicit()->IgnoreParens();
-        continue;
-      }
-      break;
-    }
-    if (isa<LambdaExpr, CXXNullPtrLiteralExpr>(E))
-      continue;
-    return true;
-  }
-  return false;
 }
 
 bool stepHasOpaqueClosure(const TrainingEvent &Step) {

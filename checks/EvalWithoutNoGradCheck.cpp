@@ -490,13 +490,8 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on; one whose tensor a caller trains through (here,
   // or in another file by the linked summaries) is not evaluation code.
-  // The call graph is the core's, built on the first finding.
-  const CallGraph *Calls = nullptr;
-  auto Graph = [&]() -> const CallGraph & {
-    if (!Calls)
-      Calls = &core().calls(*Unit);
-    return *Calls;
-  };
+  // The call graph is the core's, built on the first finding that asks.
+  auto Graph = [&]() -> const CallGraph & { return core().calls(*Unit); };
   auto Silenced = [&](const FunctionDecl *Function) {
     if (Graph().guardedOnEveryPath(Function, CallDepth))
       return true;

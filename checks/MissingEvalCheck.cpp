@@ -361,24 +361,21 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void MissingEvalCheck::onEndOfTranslationUnit() {
-  // The call graph is the core's (built on first use; asked only about
-  // parameters and members).
-  const CallGraph *Graph = nullptr;
   for (const Finding &F : Findings) {
     if (isa<FieldDecl>(F.Object) && EvaluatedMembers.contains(F.Object))
       continue;
     if (isa<ParmVarDecl>(F.Object) || isa<FieldDecl>(F.Object)) {
       // The caller may switch the module to evaluation mode: silent unless
       // the function has callers here and none of them (nor theirs) calls eval().
-      if (!Graph)
-        Graph = &core().calls(*Unit);
-      auto Callers = Graph->callers(F.Function);
+      // The core's call graph (built on the first such question).
+      const CallGraph &Graph = core().calls(*Unit);
+      auto Callers = Graph.callers(F.Function);
       if (Callers.empty())
         continue;
       bool CallerEvals = llvm::any_of(Callers, [&](const CallGraph::Site *S) {
         if (EvalCallers.contains(S->Caller))
           return true;
-        return llvm::any_of(Graph->callers(S->Caller), [&](const CallGraph::Site *Up) {
+        return llvm::any_of(Graph.callers(S->Caller), [&](const CallGraph::Site *Up) {
           return EvalCallers.contains(Up->Caller);
         });
       });

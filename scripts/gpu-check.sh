@@ -92,7 +92,6 @@ fi
 step "mixed precision on CUDA: AutocastGuard (float16) + GradScaler, activation memory (docs/runtime.md)" \
   "$BUILD_DIR/examples/example_mixed_precision" --device cuda
 
-stamp "before/after memory on CUDA"
 mkdir -p "$BUILD_DIR/gpu-proof"
 pairs=()
 for src in examples/fixed/*.cpp; do

@@ -134,7 +134,9 @@ def human(n):
     return "%.0f B" % n
 
 
-def row(name, before, after):
+def row(name, before, after, graph_saved_bytes_before=None):
+    """before, after: the loops' analyses; graph_saved_bytes_before: the saved
+    tensors the original's retained graph held (its evidence), when measured."""
     cuda = before.get("cuda_bytes") is not None
     bytes_key = "cuda_bytes" if cuda else "cpu_bytes"
     held_key = "cuda_held_bytes" if cuda else "held_bytes"
@@ -152,7 +154,7 @@ def row(name, before, after):
         "verdict_before": before["verdict"],
         "verdict_after": after["verdict"],
         "outcome": outcome(before, after),
-        "graph_saved_bytes_before": None,  # the loop's evidence, set by the caller
+        "graph_saved_bytes_before": graph_saved_bytes_before,
     }
 
 
@@ -205,14 +207,11 @@ def self_test():
     assert expectation_holds("held", row("x", analysis("flat", held=1 << 20), analysis("flat", held=512 << 10)))
     assert not expectation_holds("held", row("x", analysis("flat", held=1 << 20), analysis("flat", held=1000 << 10)))
     # On CUDA the held bytes include ~65 MiB of workspaces: the drop is judged against the graph's saved tensors.
-    def with_graph(r, saved):
-        r["graph_saved_bytes_before"] = saved
-        return r
     base = 65 << 20
-    assert expectation_holds("held", with_graph(row("x", analysis("flat", held=base + (517 << 10)),
-                                                    analysis("flat", held=base)), 517 << 10))
-    assert not expectation_holds("held", with_graph(row("x", analysis("flat", held=base + (517 << 10)),
-                                                        analysis("flat", held=base + (400 << 10))), 517 << 10))
+    assert expectation_holds("held", row("x", analysis("flat", held=base + (517 << 10)),
+                                         analysis("flat", held=base), 517 << 10))
+    assert not expectation_holds("held", row("x", analysis("flat", held=base + (517 << 10)),
+                                             analysis("flat", held=base + (400 << 10)), 517 << 10))
     assert not expectation_holds("held", row("x", analysis("flat", held=base + (517 << 10)), analysis("flat", held=base)))
     print("prove_fix self-test: ok")
     return 0
@@ -288,8 +287,8 @@ def main():
         env = {"LIBTORCH_TIDY_TRACE": "1"} if args.evidence else None
         before = measure(before_bin, os.path.join(workdir, name + ".before.json"), args.iterations, args.timeout, env)
         after = measure(after_bin, os.path.join(workdir, name + ".after.json"), args.iterations, args.timeout, env)
-        r = row(name, before["analysis"], after["analysis"])
-        r["graph_saved_bytes_before"] = ((before.get("evidence") or {}).get("graph") or {}).get("saved_bytes_graph")
+        r = row(name, before["analysis"], after["analysis"],
+                ((before.get("evidence") or {}).get("graph") or {}).get("saved_bytes_graph"))
         r["evidence_before"] = evidence_text(before)
         r["evidence_after"] = evidence_text(after)
         rows.append(r)

@@ -111,8 +111,9 @@ bool isClearCache(const Stmt *S) {
 
 } // namespace
 
-AutocastNotRestoredCheck::AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+AutocastNotRestoredCheck::AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
+                                                     std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
       CheckExceptionSafety([&] {
         // A bad value gets clang-tidy's configuration diagnostic, as its own
         // boolean options do (which the plugin cannot call: not exported).
@@ -186,6 +187,10 @@ void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LangOpts = getLangOpts();
+  // Every switch is a call of a set_*enabled function (classifyAutocastSwitch).
+  if (!core().facts(FD, Ctx).callsNamed(
+          [](StringRef N) { return N.starts_with("set_") && N.ends_with("enabled"); }))
+    return;
   SwitchCollector Collector(Ctx);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Enables.empty())

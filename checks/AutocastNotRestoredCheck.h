@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -15,9 +15,10 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-autocast-not-restored.md
-class AutocastNotRestoredCheck : public ClangTidyCheck {
+class AutocastNotRestoredCheck : public CoreCheck {
 public:
-  AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context);
+  AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
+                            std::shared_ptr<AnalysisCore> Core = nullptr);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

@@ -133,10 +133,10 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
     : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
-      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
+      EvalNames(EvalFunctionPattern),
       CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
   std::string Error;
-  if (!EvalNameRegex.isValid(Error))
+  if (!EvalNames.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
         << EvalFunctionPattern << Error;
 }
@@ -155,12 +155,7 @@ const FunctionSummary *EvalWithoutNoGradCheck::externalHelper(const CallExpr *Ca
 
 bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
   const IdentifierInfo *II = FD->getIdentifier();
-  if (!II || !FD->getLocation().isFileID())
-    return false;
-  for (const std::string &Word : identifierWords(II->getName()))
-    if (EvalNameRegex.match(Word))
-      return true;
-  return false;
+  return II && FD->getLocation().isFileID() && EvalNames.matchesWordOf(II->getName());
 }
 
 EvalWithoutNoGradCheck::HelperSummary
@@ -379,16 +374,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   // (b) A function whose name says it evaluates (and that neither trains nor
   // runs a backward pass).
-  bool ByName = false;
-  if (const IdentifierInfo *II = FD->getIdentifier()) {
-    if (FD->getLocation().isFileID() && Facts.Backwards.empty() && Facts.Trains.empty())
-      for (const std::string &Word : identifierWords(II->getName()))
-        if (EvalNameRegex.match(Word)) {
-          ByName = true;
-          break;
-        }
-  }
-  if (ByName) {
+  if (Facts.Backwards.empty() && Facts.Trains.empty() && nameSaysEval(FD)) {
     for (const auto &Fwd : Facts.Forwards)
       if (Unguarded(Fwd.Call)) {
         Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::ByName,

@@ -9,7 +9,7 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/Regex.h"
+#include "utils/NameParts.h"
 
 namespace clang::tidy::torch_check {
 
@@ -68,7 +68,7 @@ private:
 
   const std::string EvalFunctionPattern;
   const GuardKind Guard;
-  llvm::Regex EvalNameRegex;
+  WordPattern EvalNames;
   const unsigned CallDepth;
 
   llvm::SmallVector<Finding, 8> Findings;

@@ -184,6 +184,14 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
+  // What the walk below looks for: a backward pass (isBackwardOrGradCall),
+  // or an autocast dtype setter (set_autocast_dtype,
+  // set_autocast_<device>_dtype) for the translation unit's evidence.
+  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) {
+        return N == "backward" || N == "grad" ||
+               (N.starts_with("set_autocast_") && N.ends_with("_dtype"));
+      }))
+    return;
   Facts F;
   Collector C(Ctx, F);
   C.TraverseStmt(const_cast<Stmt *>(Body));
@@ -337,6 +345,7 @@ void Fp16WithoutGradScalerCheck::onEndOfTranslationUnit() {
       reportDefaultDtype(F);
   DefaultDtypeFindings.clear();
   OtherCudaDtypeSet = false;
+  CoreCheck::onEndOfTranslationUnit();
 }
 
 void Fp16WithoutGradScalerCheck::reportDefaultDtype(const DefaultDtypeFinding &F) {

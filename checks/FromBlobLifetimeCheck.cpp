@@ -522,7 +522,7 @@ void FromBlobLifetimeCheck::registerMatchers(MatchFinder *Finder) {
 void FromBlobLifetimeCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
+  if (!Body || !core().facts(FD, *Result.Context).callsNamed("from_blob"))
     return;
   Collector C;
   C.TraverseStmt(const_cast<Stmt *>(Body));

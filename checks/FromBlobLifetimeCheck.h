@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_FROMBLOBLIFETIMECHECK_H
 #define LIBTORCH_TIDY_CHECKS_FROMBLOBLIFETIMECHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -15,10 +15,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-from-blob-lifetime.md
-class FromBlobLifetimeCheck : public ClangTidyCheck {
+class FromBlobLifetimeCheck : public CoreCheck {
 public:
-  FromBlobLifetimeCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+  FromBlobLifetimeCheck(StringRef Name, ClangTidyContext *Context,
+                         std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

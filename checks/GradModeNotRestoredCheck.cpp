@@ -67,8 +67,9 @@ std::optional<bool> parseBool(llvm::StringRef Text) {
 
 } // namespace
 
-GradModeNotRestoredCheck::GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+GradModeNotRestoredCheck::GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
+                                                     std::shared_ptr<AnalysisCore> Core)
+    : CoreCheck(Name, Context, std::move(Core)),
       CheckExceptionSafety([&] {
         // A bad value gets clang-tidy's configuration diagnostic, as its own
         // boolean options do (which the plugin cannot call: not exported).
@@ -97,6 +98,8 @@ void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
+  if (!core().facts(FD, Ctx).callsNamed("set_enabled"))
+    return;
   DisableCollector Collector(Ctx);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Disables.empty())

@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -12,9 +12,10 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-grad-mode-not-restored.md
-class GradModeNotRestoredCheck : public ClangTidyCheck {
+class GradModeNotRestoredCheck : public CoreCheck {
 public:
-  GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context);
+  GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
+                            std::shared_ptr<AnalysisCore> Core = nullptr);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

@@ -123,7 +123,7 @@ void HookInLoopCheck::registerMatchers(MatchFinder *Finder) {
 void HookInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
+  if (!Body || !core().facts(FD, *Result.Context).callsNamed("register_hook"))
     return;
   HookCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));

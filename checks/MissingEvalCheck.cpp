@@ -229,10 +229,10 @@ MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context,
                                    std::shared_ptr<AnalysisCore> Core)
     : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
-      EvalNameRegex(EvalFunctionPattern, llvm::Regex::IgnoreCase),
+      EvalNames(EvalFunctionPattern),
       CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
   std::string Error;
-  if (!EvalNameRegex.isValid(Error))
+  if (!EvalNames.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")
         << EvalFunctionPattern << Error;
 }
@@ -290,11 +290,8 @@ void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
   if (F.Forwards.empty() || F.Trains)
     return;
 
-  bool ByName = false;
-  if (const IdentifierInfo *II = FD->getIdentifier(); II && FD->getLocation().isFileID())
-    for (const std::string &Word : identifierWords(II->getName()))
-      if (EvalNameRegex.match(Word))
-        ByName = true;
+  const IdentifierInfo *II = FD->getIdentifier();
+  const bool ByName = II && FD->getLocation().isFileID() && EvalNames.matchesWordOf(II->getName());
   const ParentMap &PM = Shared.parents();
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
 

@@ -7,7 +7,7 @@
 #include "utils/CoreCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/Regex.h"
+#include "utils/NameParts.h"
 
 namespace clang::tidy::torch_check {
 
@@ -40,7 +40,7 @@ private:
     bool ByName;                 ///< evaluation code by its name (else: guarded)
   };
   const std::string EvalFunctionPattern;
-  llvm::Regex EvalNameRegex;
+  WordPattern EvalNames;
   const unsigned CallDepth;
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;

@@ -91,7 +91,9 @@ void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
 void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
+  if (!Body || !core().facts(FD, *Result.Context).callsNamed([](StringRef N) {
+        return N == "to" || N == "cuda" || N == "cpu";
+      }))
     return;
   DeviceMoveCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));

@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_MODULETODEVICEINLOOPCHECK_H
 #define LIBTORCH_TIDY_CHECKS_MODULETODEVICEINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -11,10 +11,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-module-to-device-in-loop.md
-class ModuleToDeviceInLoopCheck : public ClangTidyCheck {
+class ModuleToDeviceInLoopCheck : public CoreCheck {
 public:
-  ModuleToDeviceInLoopCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+  ModuleToDeviceInLoopCheck(StringRef Name, ClangTidyContext *Context,
+                             std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

@@ -37,24 +37,24 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     auto Core = std::make_shared<AnalysisCore>();
     registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
-    Factories.registerCheck<AutocastNotRestoredCheck>("torch-autocast-not-restored");
+    registerCoreCheck<AutocastNotRestoredCheck>(Factories, "torch-autocast-not-restored", Core);
     registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
     Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
-    Factories.registerCheck<Fp16WithoutGradScalerCheck>("torch-fp16-without-grad-scaler");
-    Factories.registerCheck<FromBlobLifetimeCheck>("torch-from-blob-lifetime");
-    Factories.registerCheck<GradModeNotRestoredCheck>("torch-grad-mode-not-restored");
+    registerCoreCheck<Fp16WithoutGradScalerCheck>(Factories, "torch-fp16-without-grad-scaler", Core);
+    registerCoreCheck<FromBlobLifetimeCheck>(Factories, "torch-from-blob-lifetime", Core);
+    registerCoreCheck<GradModeNotRestoredCheck>(Factories, "torch-grad-mode-not-restored", Core);
     registerCoreCheck<HistoryInContainerCheck>(Factories, "torch-history-in-container", Core);
-    Factories.registerCheck<HookInLoopCheck>("torch-hook-in-loop");
+    registerCoreCheck<HookInLoopCheck>(Factories, "torch-hook-in-loop", Core);
     registerCoreCheck<LoadInLoopCheck>(Factories, "torch-load-in-loop", Core);
     registerCoreCheck<MisplacedZeroGradCheck>(Factories, "torch-misplaced-zero-grad", Core);
     registerCoreCheck<MissingEvalCheck>(Factories, "torch-missing-eval", Core);
     registerCoreCheck<MissingZeroGradCheck>(Factories, "torch-missing-zero-grad", Core);
-    Factories.registerCheck<ModuleToDeviceInLoopCheck>("torch-module-to-device-in-loop");
+    registerCoreCheck<ModuleToDeviceInLoopCheck>(Factories, "torch-module-to-device-in-loop", Core);
     registerCoreCheck<OptimizerInLoopCheck>(Factories, "torch-optimizer-in-loop", Core);
     registerCoreCheck<SyncInLoopCheck>(Factories, "torch-sync-in-loop", Core);
-    Factories.registerCheck<UnneededRetainGraphCheck>("torch-unneeded-retain-graph");
+    registerCoreCheck<UnneededRetainGraphCheck>(Factories, "torch-unneeded-retain-graph", Core);
     registerCoreCheck<UnscaledAccumulatedLossCheck>(Factories, "torch-unscaled-accumulated-loss",
                                                     Core);
   }

@@ -446,6 +446,10 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
+  // Every finding is about a backward pass (isBackwardOrGradCall).
+  if (!core().facts(FD, *Result.Context).callsNamed(
+          [](StringRef N) { return N == "backward" || N == "grad"; }))
+    return;
 
   Facts F;
   FactCollector(F, SM).TraverseStmt(const_cast<Stmt *>(Body));

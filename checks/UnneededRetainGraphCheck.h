@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UNNEEDEDRETAINGRAPHCHECK_H
 #define LIBTORCH_TIDY_CHECKS_UNNEEDEDRETAINGRAPHCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -12,10 +12,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-unneeded-retain-graph.md
-class UnneededRetainGraphCheck : public ClangTidyCheck {
+class UnneededRetainGraphCheck : public CoreCheck {
 public:
-  UnneededRetainGraphCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+  UnneededRetainGraphCheck(StringRef Name, ClangTidyContext *Context,
+                            std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

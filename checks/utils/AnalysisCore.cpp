@@ -102,7 +102,9 @@ int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
 namespace {
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
-  FactCollector(std::vector<Fact> &Facts, ASTContext &Ctx) : Facts(Facts), Ctx(Ctx) {}
+  FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
+                ASTContext &Ctx)
+      : Facts(Facts), Names(Names), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -131,7 +133,14 @@ public:
     return true;
   }
 
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
+      addName(Ctor->getParent()->getIdentifier());
+    return true;
+  }
+
   bool VisitCallExpr(CallExpr *Call) {
+    addCalleeName(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       operatorCall(Op);
     if (isForwardCall(Call)) {
@@ -218,6 +227,32 @@ public:
   }
 
 private:
+  void addName(const IdentifierInfo *II) {
+    if (II)
+      Names.insert(II);
+  }
+
+  /// The callee's own name, resolved or not (in a template: an overload set,
+  /// a member of a dependent object).
+  void addCalleeName(const CallExpr *Call) {
+    if (const FunctionDecl *FD = Call->getDirectCallee()) {
+      addName(FD->getIdentifier());
+      return;
+    }
+    const Expr *Callee = Call->getCallee();
+    if (!Callee)
+      return;
+    Callee = Callee->IgnoreParenImpCasts();
+    if (const auto *Overloads = dyn_cast<OverloadExpr>(Callee))
+      addName(Overloads->getName().getAsIdentifierInfo());
+    else if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+      addName(Dependent->getMember().getAsIdentifierInfo());
+    else if (const auto *Scoped = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+      addName(Scoped->getDeclName().getAsIdentifierInfo());
+    else if (const auto *Member = dyn_cast<MemberExpr>(Callee))
+      addName(Member->getMemberDecl()->getIdentifier());
+  }
+
   void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getNumArgs() != 2)
       return;
@@ -261,6 +296,7 @@ private:
   }
 
   std::vector<Fact> &Facts;
+  llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -269,7 +305,11 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
+    FactCollector(Facts, CalleeNames, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+bool FunctionFacts::callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const {
+  return llvm::any_of(CalleeNames, [&](const IdentifierInfo *II) { return Pred(II->getName()); });
 }
 
 llvm::SmallVector<const Fact *, 4> FunctionFacts::of(Fact::Kind K) const {
@@ -345,6 +385,12 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
                                                         ASTContext &Ctx,
                                                         unsigned CallDepth, bool Linked) {
   sync(Ctx);
+  // A body that calls no helper has one analysis for every depth.
+  if (CallDepth > 0) {
+    const TrainingLoopAnalysis &Local = trainingLoops(FD, Ctx, 0);
+    if (Local.followsNoCall())
+      return Local;
+  }
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
   if (!Slot)
     Slot =
@@ -480,6 +526,11 @@ std::string AnalysisCore::endTranslationUnit(bool Summarises) {
   bool Built = !Stale && Current && Summaries;
   if (!Built && !Summarises)
     return {};
+  // Every check ends its part of the unit here: write once per change.
+  auto State = std::make_tuple(Built, ReadsSummaries.size(), ReadsCallers.size());
+  if (Written == State)
+    return {};
+  Written = State;
   SummaryDocument Doc;
   if (!Stale && Current)
     Doc = summaries(*Current).document();

@@ -69,8 +69,13 @@
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
+#include <optional>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -133,6 +138,17 @@ public:
   /// The fact recorded for \p S, or null.
   const Fact *factFor(const Stmt *S, Fact::Kind K) const;
 
+  /// True when the body (its lambdas included) calls a function or method,
+  /// or constructs an object of a class, whose own name \p Pred accepts: the
+  /// name of its declaration (`from_blob`, `register_hook`, `set_enabled`),
+  /// resolved or, in a template, not yet resolved. A check whose every
+  /// finding needs such a call asks this first and skips its own walk of the
+  /// body otherwise.
+  bool callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const;
+  bool callsNamed(llvm::StringRef Name) const {
+    return callsNamed([Name](llvm::StringRef N) { return N == Name; });
+  }
+
   /// The parent map of the body (built on first use).
   const ParentMap &parents() const;
   /// The execution order of the body (its CFG, built on first use).
@@ -146,6 +162,7 @@ private:
   const Stmt *Body;
   ASTContext &Ctx;
   std::vector<Fact> Facts;
+  llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<GradGuardCache> Guards;
@@ -184,6 +201,7 @@ public:
     Stale = true;
     ReadsSummaries.clear();
     ReadsCallers.clear();
+    Written.reset();
   }
 
   /// Cross-translation-unit configuration (the options TorchSummaries and
@@ -295,6 +313,10 @@ private:
   // (recorded with or without a linked document: the driver decides from
   // them whether the unit's findings depend on other files).
   mutable std::set<std::string> ReadsSummaries, ReadsCallers;
+  /// What the last endTranslationUnit wrote (whether the summaries were
+  /// built, how many questions of each kind): the questions only grow within
+  /// a translation unit, so the same figures mean the same document.
+  std::optional<std::tuple<bool, size_t, size_t>> Written;
 };
 
 } // namespace clang::tidy::torch_check

@@ -35,4 +35,15 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
   return Words;
 }
 
+bool WordPattern::matchesWordOf(llvm::StringRef Name) {
+  auto [It, New] = Memo.try_emplace(Name, false);
+  if (New)
+    for (const std::string &Word : identifierWords(Name))
+      if (Regex.match(Word)) {
+        It->second = true;
+        break;
+      }
+  return It->second;
+}
+
 } // namespace clang::tidy::torch_check

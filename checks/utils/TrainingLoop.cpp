@@ -198,6 +198,9 @@ struct WalkState {
   bool CallsOtherUnits = false;
   /// A helper defined here was not followed: the depth ran out.
   bool Truncated = false;
+  /// At depth 0: a helper defined in another translation unit is called
+  /// (a deeper walk would ask for its linked summary).
+  bool MeetsOtherUnits = false;
 };
 
 class EventCollector : public RecursiveASTVisitor<EventCollector> {
@@ -215,6 +218,8 @@ public:
       return true;
     if (!Kind && CallDepth == 0 && followableCallee(Call, Ctx))
       Walk.Truncated = true;
+    else if (!Kind && CallDepth == 0 && !Walk.MeetsOtherUnits && externalCallee(Call, Ctx))
+      Walk.MeetsOtherUnits = true;
     if (!Kind)
       Kind = classifyOpaque(Call);
     if (!Kind)
@@ -439,6 +444,7 @@ TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext 
   Walk.Linked = std::move(Linked);
   EventCollector(AllEvents, Ctx, CallDepth, Walk).TraverseStmt(const_cast<Stmt *>(FunctionBody));
   CallsOtherUnits = Walk.CallsOtherUnits;
+  FollowsNoCall = CallDepth == 0 && !Walk.Truncated && !Walk.MeetsOtherUnits;
   bool HasBackward = false, HasStep = false;
   for (const TrainingEvent &E : AllEvents) {
     HasBackward |= E.K == TrainingEvent::Backward || E.K == TrainingEvent::Grad;

@@ -134,6 +134,10 @@ public:
   /// defined in another translation unit: an analysis with a LinkedLookup
   /// may differ from this one.
   bool callsOtherUnits() const { return CallsOtherUnits; }
+  /// True for an analysis of depth 0 whose body calls no helper that a
+  /// deeper analysis would follow (defined in this translation unit or, with
+  /// linked summaries, in another): the analysis of any depth is this one.
+  bool followsNoCall() const { return FollowsNoCall; }
 
   /// The training loop that spells \p S (its body, condition or increment,
   /// including nested loops and lambdas), or null.
@@ -170,6 +174,7 @@ private:
   llvm::SmallVector<TrainingEvent, 16> AllEvents;
   llvm::SmallVector<TrainingLoop, 2> Loops;
   bool CallsOtherUnits = false;
+  bool FollowsNoCall = false;
 };
 
 /// FunctionSummary::LoopEvents of the definition \p Def: the events a call

@@ -170,7 +170,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   BodyCollector(Facts, Ctx).TraverseStmt(FD->getBody());
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
-    ParentMap PM(FD->getBody());
+    const ParentMap &PM = core().facts(FD, Ctx).parents();
     GradGuardCache Guards(PM, Ctx);
     for (const auto &Fwd : Facts.Forwards)
       if (!Guards.isDisabledAt(Fwd.Call)) {
@@ -285,7 +285,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                                            SM->getExpansionLoc(compat::beginLoc(B.Call)));
     });
 
-  ParentMap PM(const_cast<CompoundStmt *>(Body));
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
   DeclaredNames[Canonical] = std::move(Facts.Names);
 
   // Grad mode is thread-local: a forward pass in the body of a thread this

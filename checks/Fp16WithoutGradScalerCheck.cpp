@@ -203,7 +203,7 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
       OtherCudaDtypeSet = true;
   if (F.Backwards.empty() || F.UsesScalerObject)
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
                                         SM.getExpansionLoc(compat::beginLoc(B)));

@@ -455,7 +455,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
   FactCollector(F, SM).TraverseStmt(const_cast<Stmt *>(Body));
   if (F.Backwards.empty())
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = core().facts(FD, *Result.Context).parents();
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),

@@ -103,8 +103,9 @@ namespace {
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
   FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
+                llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
                 ASTContext &Ctx)
-      : Facts(Facts), Names(Names), Ctx(Ctx) {}
+      : Facts(Facts), Names(Names), UserCalls(UserCalls), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -141,6 +142,9 @@ public:
 
   bool VisitCallExpr(CallExpr *Call) {
     addCalleeName(Call);
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
+      UserCalls.push_back({Call, Callee->getCanonicalDecl()});
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       operatorCall(Op);
     if (isForwardCall(Call)) {
@@ -297,6 +301,7 @@ private:
 
   std::vector<Fact> &Facts;
   llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
+  llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -305,7 +310,7 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, CalleeNames, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
+    FactCollector(Facts, CalleeNames, UserFunctionCalls, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
 }
 
 bool FunctionFacts::callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const {
@@ -443,8 +448,8 @@ CallSiteGuards &AnalysisCore::historySites(ASTContext &Ctx, unsigned CallDepth) 
     Slot = std::make_unique<CallSiteGuards>();
     Slot->setMaxDepth(CallDepth);
     for (const FunctionDecl *FD : userFunctions(Ctx))
-      if (const Stmt *Body = FD->getBody())
-        Slot->collect(FD, Body, Ctx);
+      if (FD->getBody())
+        Slot->collect(facts(FD, Ctx), Ctx);
   }
   return *Slot;
 }
@@ -460,7 +465,7 @@ const CallGraph &AnalysisCore::calls(ASTContext &Ctx) {
   if (!Calls) {
     Calls = std::make_unique<CallGraph>(MaxSummaryDepth);
     for (const FunctionDecl *FD : userFunctions(Ctx))
-      Calls->collect(FD, FD->getBody(), Ctx);
+      Calls->collect(facts(FD, Ctx), Ctx);
   }
   return *Calls;
 }

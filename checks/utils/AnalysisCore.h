@@ -149,6 +149,13 @@ public:
     return callsNamed([Name](llvm::StringRef N) { return N == Name; });
   }
 
+  /// The calls of the user's functions (CallGraph.h's isUserFunction, the
+  /// callee's canonical declaration), virtual ones included, in the order
+  /// the walk meets them: what CallGraph::collect records.
+  llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>> userFunctionCalls() const {
+    return UserFunctionCalls;
+  }
+
   /// The parent map of the body (built on first use).
   const ParentMap &parents() const;
   /// The execution order of the body (its CFG, built on first use).
@@ -163,6 +170,7 @@ private:
   ASTContext &Ctx;
   std::vector<Fact> Facts;
   llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
+  llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> UserFunctionCalls;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<GradGuardCache> Guards;

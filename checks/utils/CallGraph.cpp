@@ -2,18 +2,18 @@
 
 #include "CallGraph.h"
 #include "ASTHelpers.h"
+#include "AnalysisCore.h"
 #include "GradGuards.h"
 #include "TorchNames.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::torch_check {
 
-static bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx) {
+bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx) {
   return FD && !isInLibraryNamespace(FD) && !FD->isInStdNamespace() &&
          !Ctx.getSourceManager().isInSystemHeader(FD->getLocation());
 }
@@ -79,35 +79,17 @@ static bool lambdaRunsUnderGuard(const Stmt *S, const ParentMap &PM, const ASTCo
   return false;
 }
 
-void CallGraph::collect(const FunctionDecl *Caller, const Stmt *Body, ASTContext &Ctx) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const ASTContext &Ctx;
-    llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 8> Found;
-    bool Backward = false;
-    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
-    bool VisitCallExpr(CallExpr *Call) {
-      if (isBackwardOrGradCall(Call)) {
-        Backward = true;
-        return true;
-      }
-      if (const FunctionDecl *Callee = Call->getDirectCallee())
-        if (isUserFunction(Callee, Ctx))
-          Found.push_back({Call, Callee->getCanonicalDecl()});
-      return true;
-    }
-  } F(Ctx);
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  const FunctionDecl *CallerKey = Caller->getCanonicalDecl();
-  if (F.Backward)
+void CallGraph::collect(const FunctionFacts &Facts, ASTContext &Ctx) {
+  const FunctionDecl *CallerKey = Facts.function()->getCanonicalDecl();
+  if (Facts.has(Fact::Backward) || Facts.has(Fact::Grad))
     Backward.insert(CallerKey);
-  if (F.Found.empty())
+  if (Facts.userFunctionCalls().empty())
     return;
   Memo.clear();
-  ParentMap PM(const_cast<Stmt *>(Body));
-  GradGuardCache Guards(PM, Ctx);
-  for (const auto &[Call, Callee] : F.Found) {
-    bool Guarded = Guards.isDisabledAt(Call) || lambdaRunsUnderGuard(Call, PM, Ctx);
-    const Stmt *Loop = enclosingLoop(Call, PM, Body);
+  const ParentMap &PM = Facts.parents();
+  for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
+    bool Guarded = Facts.isGuarded(Call) || lambdaRunsUnderGuard(Call, PM, Ctx);
+    const Stmt *Loop = enclosingLoop(Call, PM, Facts.body());
     Sites.push_back({Call, CallerKey, Guarded, Loop != nullptr, Loop, isVirtualDispatch(Call)});
     ByCallee[Callee].push_back(&Sites.back());
   }

@@ -22,10 +22,9 @@
 //
 // Usage: the analysis core collects one graph per translation unit
 // (AnalysisCore::calls: every user function, on first use) and the checks
-// query it with their depth limit at the end of the translation unit. A
-// check may also keep its own graph: collect(FD, Body, Ctx) in check() for
-// every analysed function, query at the end of the translation unit (when
-// every caller has been seen) with the graph's MaxDepth, clear().
+// query it with their depth limit at the end of the translation unit, when
+// every caller has been seen. The graph is built from each function's facts
+// (AnalysisCore::facts): no walk of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +56,12 @@ const FunctionDecl *followableCallee(const CallExpr *Call, const ASTContext &Ctx
 /// True when \p Call is a virtual call whose override is chosen at run time.
 bool isVirtualDispatch(const CallExpr *Call);
 
+/// True when \p FD is the user's code: not in a system header, not in
+/// LibTorch's or the standard library's namespaces.
+bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx);
+
+class FunctionFacts;
+
 class CallGraph {
 public:
   /// One call of a user function.
@@ -73,9 +78,10 @@ public:
   void setMaxDepth(unsigned D) { MaxDepth = D; }
   unsigned maxDepth() const { return MaxDepth; }
 
-  /// Records the calls of user functions made in \p Body, the body of \p Caller
-  /// (call once per analysed function body; lambdas in it included).
-  void collect(const FunctionDecl *Caller, const Stmt *Body, ASTContext &Ctx);
+  /// Records the calls of user functions made in the body whose facts are
+  /// \p Facts (the analysis core's one walk of it, lambdas included); call
+  /// once per function body.
+  void collect(const FunctionFacts &Facts, ASTContext &Ctx);
 
   /// The recorded calls of \p FD: its own, and for a method the virtual calls
   /// of the methods it overrides. In source order of collection.

@@ -237,6 +237,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (core().writesSummaries())
     core().summaries(Ctx);
+  // Nothing to judge without a forward pass or a call of the user's code
+  // (the core's facts hold the calls the walk below would find).
+  if (const FunctionFacts &Shared = core().facts(FD, Ctx);
+      !Shared.has(Fact::Forward) && Shared.userFunctionCalls().empty())
+    return;
 
   BodyFacts Facts;
   BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));

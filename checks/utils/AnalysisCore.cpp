@@ -104,8 +104,8 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
   FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
-                ASTContext &Ctx)
-      : Facts(Facts), Names(Names), UserCalls(UserCalls), Ctx(Ctx) {}
+                bool &FollowsCalls, ASTContext &Ctx)
+      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -145,6 +145,8 @@ public:
     if (const FunctionDecl *Callee = Call->getDirectCallee();
         Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
       UserCalls.push_back({Call, Callee->getCanonicalDecl()});
+    if (!FollowsCalls && (followableCallee(Call, Ctx) || externalCallee(Call, Ctx)))
+      FollowsCalls = true;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       operatorCall(Op);
     if (isForwardCall(Call)) {
@@ -302,6 +304,7 @@ private:
   std::vector<Fact> &Facts;
   llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
   llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
+  bool &FollowsCalls;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -310,7 +313,8 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, CalleeNames, UserFunctionCalls, Ctx).TraverseStmt(const_cast<Stmt *>(Body));
+    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Ctx)
+        .TraverseStmt(const_cast<Stmt *>(Body));
 }
 
 bool FunctionFacts::callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const {
@@ -397,9 +401,16 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
       return Local;
   }
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
-  if (!Slot)
-    Slot =
-        std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
+  if (!Slot) {
+    // Every training loop has an optimizer step: a body that calls nothing
+    // named `step` (and, deeper, no helper) has none, and no check looks at
+    // its other events.
+    const FunctionFacts &F = facts(FD, Ctx);
+    if (!F.callsNamed("step") && (CallDepth == 0 || !F.followsCalls()))
+      Slot = TrainingLoopAnalysis::withoutSteps(FD->getBody(), Ctx, !F.followsCalls());
+    else
+      Slot = std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
+  }
   // Without a linked file the answers are those of no summary: the same
   // analysis, built again only to record the questions when they are written.
   if (!Linked || !Slot->callsOtherUnits() || (!External && !writesSummaries()))

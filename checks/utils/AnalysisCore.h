@@ -148,6 +148,10 @@ public:
   bool callsNamed(llvm::StringRef Name) const {
     return callsNamed([Name](llvm::StringRef N) { return N == Name; });
   }
+  /// True when the body calls a function that an analysis following calls
+  /// would enter: one defined in the translation unit (followableCallee) or,
+  /// through its linked summary, in another (externalCallee).
+  bool followsCalls() const { return FollowsCalls; }
 
   /// The calls of the user's functions (CallGraph.h's isUserFunction, the
   /// callee's canonical declaration), virtual ones included, in the order
@@ -171,6 +175,7 @@ private:
   std::vector<Fact> Facts;
   llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> UserFunctionCalls;
+  bool FollowsCalls = false;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<GradGuardCache> Guards;

@@ -436,6 +436,13 @@ bool TrainingLoop::zeroesGradients() const {
 
 TrainingLoopAnalysis::~TrainingLoopAnalysis() = default;
 
+std::unique_ptr<TrainingLoopAnalysis>
+TrainingLoopAnalysis::withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bool FollowsNoCall) {
+  std::unique_ptr<TrainingLoopAnalysis> A(new TrainingLoopAnalysis(FunctionBody, Ctx, NoWalk{}));
+  A->FollowsNoCall = FollowsNoCall;
+  return A;
+}
+
 TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx,
                                            unsigned CallDepth, LinkedLookup Linked)
     : Body(FunctionBody), Ctx(Ctx) {

@@ -118,6 +118,11 @@ public:
   using LinkedLookup = std::function<const FunctionSummary *(const FunctionDecl *)>;
   TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0,
                        LinkedLookup Linked = nullptr);
+  /// The analysis of a body known to run no optimizer step (it calls
+  /// nothing named `step`), without walking it: no training loop, no
+  /// parent map, no event. \p FollowsNoCall as followsNoCall().
+  static std::unique_ptr<TrainingLoopAnalysis>
+  withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bool FollowsNoCall);
   ~TrainingLoopAnalysis();
 
   llvm::ArrayRef<TrainingLoop> loops() const { return Loops; }
@@ -168,6 +173,10 @@ public:
   const IfStmt *enclosingIf(const Stmt *S, const TrainingLoop &Loop) const;
 
 private:
+  struct NoWalk {};
+  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, NoWalk)
+      : Body(FunctionBody), Ctx(Ctx) {}
+
   const Stmt *Body;
   ASTContext &Ctx;
   std::unique_ptr<ParentMap> PM;

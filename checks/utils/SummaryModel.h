@@ -20,10 +20,10 @@
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
 //   - "calledGuarded" and "calledUnguarded" are the callers' side of the
-//     guard: a unit calls USR (a function it does not define, or defines
-//     only in a header) and every such call holds a grad-mode guard on every
-//     path of the unit's calls (calledGuarded), or one call may run with
-//     autograd on (calledUnguarded). Linked, the union of each: every call
+//     guard: a unit calls USR (a function it does not define) and every
+//     such call holds a grad-mode guard on every path of the unit's calls
+//     (calledGuarded), or one call may run with autograd on
+//     (calledUnguarded). Linked, the union of each: every call
 //     in the project is guarded when USR is in the first and not in the
 //     second (a unit that does not compile adds nothing: unknown).
 //   - "readsSummaries" and "readsCallers" are what the checks asked of the
@@ -210,8 +210,8 @@ struct SummaryDocument {
   bool resultReachesBackward(llvm::StringRef USR) const {
     return ResultReachesBackward.count(USR.str()) > 0;
   }
-  /// True when USR is called in some unit and every call of it, in every
-  /// unit that calls it without defining it in its main file, holds a guard.
+  /// True when USR is called in some unit that does not define it and every
+  /// such call, in every such unit, holds a guard.
   bool calledOnlyUnderGuards(llvm::StringRef USR) const {
     return CalledGuarded.count(USR.str()) > 0 && CalledUnguarded.count(USR.str()) == 0;
   }

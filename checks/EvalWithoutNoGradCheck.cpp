@@ -479,12 +479,16 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
 void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
   // A function whose every chain of callers holds a guard runs no forward
-  // pass with autograd on; one whose tensor a caller trains through (here,
-  // or in another file by the linked summaries) is not evaluation code.
+  // pass with autograd on (callers in other files: by the linked summaries);
+  // one whose tensor a caller trains through (here, or in another file by
+  // the linked summaries) is not evaluation code.
   // The call graph is the core's, built on the first finding that asks.
   auto Graph = [&]() -> const CallGraph & { return core().calls(*Unit); };
   auto Silenced = [&](const FunctionDecl *Function) {
     if (Graph().guardedOnEveryPath(Function, CallDepth))
+      return true;
+    // No caller here: every caller in other files holds a guard (linked).
+    if (Graph().callers(Function).empty() && core().calledOnlyUnderGuardsElsewhere(Function))
       return true;
     if (!mayHoldTensor(Function->getReturnType()))
       return false;

@@ -536,6 +536,38 @@ bool AnalysisCore::resultReachesBackwardElsewhere(const FunctionDecl *FD) const 
   return External && External->resultReachesBackward(USR);
 }
 
+bool AnalysisCore::calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const {
+  if (!FD)
+    return false;
+  std::string USR = usrOf(SummaryTable::key(FD));
+  if (USR.empty())
+    return false;
+  ReadsCallers.insert(USR);
+  return External && External->calledOnlyUnderGuards(USR);
+}
+
+/// The callers' side of the guard: the functions \p Doc's unit calls
+/// without defining them, each guarded where every call of it is guarded at
+/// the call or by every chain of callers above it (CallGraph's rule), else
+/// unguarded. Virtual dispatch and calls through pointers are not recorded.
+static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
+                             SummaryDocument &Doc) {
+  for (const CallGraph::Site &S : Graph.sites()) {
+    if (S.Virtual)
+      continue;
+    const FunctionDecl *Ext = externalCallee(S.Call, Ctx);
+    std::string USR = Ext ? usrOf(Ext) : std::string();
+    if (USR.empty())
+      continue;
+    if (S.Guarded || Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth))
+      Doc.CalledGuarded.insert(USR);
+    else
+      Doc.CalledUnguarded.insert(USR);
+  }
+  for (const std::string &USR : Doc.CalledUnguarded)
+    Doc.CalledGuarded.erase(USR);
+}
+
 std::string AnalysisCore::endTranslationUnit(bool Summarises) {
   if (OutputPath.empty())
     return {};
@@ -548,8 +580,13 @@ std::string AnalysisCore::endTranslationUnit(bool Summarises) {
     return {};
   Written = State;
   SummaryDocument Doc;
-  if (!Stale && Current)
+  if (!Stale && Current) {
     Doc = summaries(*Current).document();
+    // Only a unit that calls functions of other files has a callers' side
+    // of the guard (the call graph is built for it then).
+    if (!Doc.Uses.empty())
+      recordCallGuards(calls(*Current), *Current, Doc);
+  }
   Doc.ReadsSummaries = ReadsSummaries;
   Doc.ReadsCallers = ReadsCallers;
   if (llvm::Error E = writeSummaryFile(OutputPath, Doc))

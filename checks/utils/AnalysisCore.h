@@ -233,6 +233,11 @@ public:
   /// result of \p FD into a backward pass. The question is recorded
   /// (ReadsCallers).
   bool resultReachesBackwardElsewhere(const FunctionDecl *FD) const;
+  /// True when the linked summaries say \p FD is called in other files and
+  /// every call there holds a grad-mode guard on every path
+  /// (SummaryDocument::calledOnlyUnderGuards). The question is recorded
+  /// (ReadsCallers).
+  bool calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const;
   /// True when the translation unit's summaries are to be written.
   bool writesSummaries() const { return !OutputPath.empty(); }
   /// A check's part of the translation unit ends: writes the unit's

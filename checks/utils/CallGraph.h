@@ -116,6 +116,9 @@ public:
   chainToLoop(const FunctionDecl *FD, unsigned Depth,
               llvm::function_ref<bool(const Site &)> Accept) const;
 
+  /// Every recorded call, in order of collection.
+  const std::deque<Site> &sites() const { return Sites; }
+
   /// True when \p Caller's body (collected) runs a backward pass.
   bool runsBackward(const FunctionDecl *Caller) const {
     return Backward.contains(Caller->getCanonicalDecl());

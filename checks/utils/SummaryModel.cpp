@@ -259,6 +259,8 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
   }
   ResultReachesBackward.insert(Other.ResultReachesBackward.begin(),
                                Other.ResultReachesBackward.end());
+  CalledGuarded.insert(Other.CalledGuarded.begin(), Other.CalledGuarded.end());
+  CalledUnguarded.insert(Other.CalledUnguarded.begin(), Other.CalledUnguarded.end());
 }
 
 std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
@@ -277,6 +279,9 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   for (const auto &[USR, S] : Unit.Functions)
     if (resultReachesBackward(USR))
       OS << "result reaches backward: " << USR << "\n";
+  for (const auto &[USR, S] : Unit.Functions)
+    if (calledOnlyUnderGuards(USR))
+      OS << "called only under guards: " << USR << "\n";
   return Out;
 }
 
@@ -284,8 +289,9 @@ bool SummaryDocument::changesAnalysisOf(const SummaryDocument &Unit) const {
   for (const std::string &USR : Unit.ReadsSummaries)
     if (const FunctionSummary *S = lookup(USR); S && !S->isEmpty())
       return true;
-  return llvm::any_of(Unit.ReadsCallers,
-                      [&](const std::string &USR) { return resultReachesBackward(USR); });
+  return llvm::any_of(Unit.ReadsCallers, [&](const std::string &USR) {
+    return resultReachesBackward(USR) || calledOnlyUnderGuards(USR);
+  });
 }
 
 const FunctionSummary *SummaryDocument::lookup(llvm::StringRef USR) const {
@@ -299,9 +305,15 @@ llvm::json::Value SummaryDocument::toJSON() const {
     Fns.push_back(torch_check::toJSON(S));
   for (const std::string &USR : ResultReachesBackward)
     Results.push_back(USR);
-  return llvm::json::Object{{"version", SummaryFormatVersion},
-                            {"functions", std::move(Fns)},
-                            {"resultReachesBackward", std::move(Results)}};
+  llvm::json::Object O{{"version", SummaryFormatVersion},
+                       {"functions", std::move(Fns)},
+                       {"resultReachesBackward", std::move(Results)}};
+  for (const auto &[Key, Set] : {std::pair<const char *, const std::set<std::string> *>{
+                                     "calledGuarded", &CalledGuarded},
+                                 {"calledUnguarded", &CalledUnguarded}})
+    if (!Set->empty())
+      O[Key] = llvm::json::Array(std::vector<llvm::json::Value>(Set->begin(), Set->end()));
+  return O;
 }
 
 std::string SummaryDocument::toText() const {
@@ -327,6 +339,10 @@ std::string SummaryDocument::toText() const {
     Array("readsSummaries", ReadsSummaries, USRValue);
   if (!ReadsCallers.empty())
     Array("readsCallers", ReadsCallers, USRValue);
+  if (!CalledGuarded.empty())
+    Array("calledGuarded", CalledGuarded, USRValue);
+  if (!CalledUnguarded.empty())
+    Array("calledUnguarded", CalledUnguarded, USRValue);
   OS << "}\n";
   return Out;
 }
@@ -370,13 +386,15 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
       return Fail("\"resultReachesBackward\": expected strings");
     Doc.ResultReachesBackward.insert(USR->str());
   }
-  // The arrays of a unit's document (optional).
+  // The optional arrays (a unit's document's; the callers' guards).
   struct {
     llvm::StringRef Key;
     std::set<std::string> &Into;
   } UnitArrays[] = {{"uses", Doc.Uses},
                     {"readsSummaries", Doc.ReadsSummaries},
-                    {"readsCallers", Doc.ReadsCallers}};
+                    {"readsCallers", Doc.ReadsCallers},
+                    {"calledGuarded", Doc.CalledGuarded},
+                    {"calledUnguarded", Doc.CalledUnguarded}};
   for (auto &[Key, Into] : UnitArrays) {
     const llvm::json::Value *V = O->get(Key);
     if (!V)

@@ -13,10 +13,19 @@
 //        "resultReachesBackward": [USR...],        sorted, unique
 //        "uses": [USR...],                         a unit's only (optional)
 //        "readsSummaries": [USR...],               a unit's only (optional)
-//        "readsCallers": [USR...]}                 a unit's only (optional)
+//        "readsCallers": [USR...],                 a unit's only (optional)
+//        "calledGuarded": [USR...],                optional
+//        "calledUnguarded": [USR...]}              optional
 //     "resultReachesBackward" is a fact of the callers' side: some function
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
+//   - "calledGuarded" and "calledUnguarded" are the callers' side of the
+//     guard: a unit calls USR (a function it does not define) and every
+//     such call holds a grad-mode guard on every path of the unit's calls
+//     (calledGuarded), or one call may run with autograd on
+//     (calledUnguarded). Linked, the union of each: every call
+//     in the project is guarded when USR is in the first and not in the
+//     second (a unit that does not compile adds nothing: unknown).
 //   - "readsSummaries" and "readsCallers" are what the checks asked of the
 //     linked summaries while the unit was analysed (the USRs of functions
 //     it calls without defining them; those whose callers' side it asked
@@ -172,6 +181,9 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From);
 struct SummaryDocument {
   std::map<std::string, FunctionSummary> Functions; ///< by USR
   std::set<std::string> ResultReachesBackward;      ///< USRs (callers' side)
+  /// USRs (callers' side of the guard): called, every call guarded; called
+  /// with a call that may run with autograd on.
+  std::set<std::string> CalledGuarded, CalledUnguarded;
   /// A unit's document only: the USRs of the functions it calls without
   /// defining them (what it reads from linked summaries). Not linked.
   std::set<std::string> Uses;
@@ -190,12 +202,18 @@ struct SummaryDocument {
   /// True when this linked document can change the findings of the unit
   /// whose document is \p Unit: a summary the unit asked for is linked and
   /// not empty, or a function it asked about has a caller elsewhere that
-  /// feeds its result into a backward pass. False: the unit's findings
+  /// feeds its result into a backward pass, or is called elsewhere only
+  /// under guards. False: the unit's findings
   /// without linked summaries are its findings with them.
   bool changesAnalysisOf(const SummaryDocument &Unit) const;
   const FunctionSummary *lookup(llvm::StringRef USR) const;
   bool resultReachesBackward(llvm::StringRef USR) const {
     return ResultReachesBackward.count(USR.str()) > 0;
+  }
+  /// True when USR is called in some unit that does not define it and every
+  /// such call, in every such unit, holds a guard.
+  bool calledOnlyUnderGuards(llvm::StringRef USR) const {
+    return CalledGuarded.count(USR.str()) > 0 && CalledUnguarded.count(USR.str()) == 0;
   }
   llvm::json::Value toJSON() const;
   /// The document as text: stable (sorted keys and entries), one line per

@@ -261,6 +261,99 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   llvm::sys::fs::remove(None);
 }
 
+// The callers' side of the guard: each unit records, for the functions it
+// calls without defining them, whether every call holds a guard on every
+// path; the link answers "every call in the project is guarded" only when
+// some unit calls the function and no unit calls it unguarded.
+TEST(Link, CallersGuardsAreRecordedAndLinked) {
+  const char *Decl = R"cpp(
+torch::Tensor evaluate_batch(Net &m, torch::Tensor x);
+)cpp";
+  auto WriteUnit = [&](llvm::StringRef Code, llvm::StringRef Name) {
+    auto U = parse(std::string(Decl) + Code.str(), Name);
+    llvm::SmallString<128> Out;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-guards", "json", Out));
+    EXPECT_EQ(U->Core.configure("", Out), "");
+    U->Core.summaries(U->ctx());
+    EXPECT_EQ(U->Core.endTranslationUnit(/*Summarises=*/true), "");
+    auto Doc = readSummaryFile(Out);
+    llvm::sys::fs::remove(Out);
+    EXPECT_TRUE(bool(Doc));
+    return Doc ? std::move(*Doc) : SummaryDocument();
+  };
+  // Guarded at the call, and through the only chain of callers above it.
+  SummaryDocument Guarded = WriteUnit(R"cpp(
+double report(Net &m, torch::Tensor x) { torch::NoGradGuard g; return evaluate_batch(m, x).sum().item<double>(); }
+static double inner(Net &m, torch::Tensor x) { return evaluate_batch(m, x).sum().item<double>(); }
+double outer(Net &m, torch::Tensor x) { torch::NoGradGuard g; return inner(m, x); }
+)cpp", "guarded.cpp");
+  // One call guarded, one not: unguarded.
+  SummaryDocument Mixed = WriteUnit(R"cpp(
+double a(Net &m, torch::Tensor x) { torch::NoGradGuard g; return evaluate_batch(m, x).sum().item<double>(); }
+double b(Net &m, torch::Tensor x) { return evaluate_batch(m, x).sum().item<double>(); }
+)cpp", "mixed.cpp");
+  auto Use = parse(Decl, "decl.cpp");
+  std::string USR = usrOf(Use->declared("evaluate_batch"));
+  ASSERT_FALSE(USR.empty());
+  EXPECT_EQ(Guarded.CalledGuarded, std::set<std::string>{USR});
+  EXPECT_TRUE(Guarded.CalledUnguarded.empty());
+  EXPECT_EQ(Mixed.CalledUnguarded, std::set<std::string>{USR});
+  EXPECT_TRUE(Mixed.CalledGuarded.empty());
+
+  // Round trip of the fields.
+  auto Back = parseSummaryDocument(Mixed.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->CalledUnguarded, Mixed.CalledUnguarded);
+  EXPECT_EQ(Back->toText(), Mixed.toText());
+
+  // The defining unit asks; what it asked decides whether the link changes it.
+  auto Definer = parse(R"cpp(
+torch::Tensor evaluate_batch(Net &m, torch::Tensor x) { return m->forward(x); }
+)cpp", "a.cpp");
+  const FunctionDecl *Def = Definer->declared("evaluate_batch");
+  EXPECT_FALSE(Definer->Core.calledOnlyUnderGuardsElsewhere(Def)); // no document
+  SummaryDocument Defining = Definer->document();
+  Defining.ReadsCallers.insert(USR);
+
+  // Only guarded calls in the project: every caller guarded.
+  SummaryDocument One;
+  One.merge(Defining);
+  One.merge(Guarded);
+  EXPECT_TRUE(One.calledOnlyUnderGuards(USR));
+  EXPECT_TRUE(One.changesAnalysisOf(Defining));
+  EXPECT_NE(One.dependencies(Defining).find("called only under guards: " + USR),
+            std::string::npos);
+  // Guarded in one unit, unguarded in another: not, whatever the order.
+  SummaryDocument Two = One, Three;
+  Two.merge(Mixed);
+  Three.merge(Mixed);
+  Three.merge(Guarded);
+  Three.merge(Defining);
+  EXPECT_FALSE(Two.calledOnlyUnderGuards(USR));
+  EXPECT_FALSE(Three.calledOnlyUnderGuards(USR));
+  EXPECT_EQ(Two.toText(), Three.toText());
+  EXPECT_FALSE(Two.changesAnalysisOf(Defining));
+  EXPECT_EQ(Two.dependencies(Defining).find("called only under guards"), std::string::npos);
+  // The calling unit is missing (it did not compile: no summary): no caller
+  // known anywhere, not silenced (as within one file).
+  SummaryDocument Alone;
+  Alone.merge(Defining);
+  EXPECT_FALSE(Alone.calledOnlyUnderGuards(USR));
+  EXPECT_FALSE(Alone.changesAnalysisOf(Defining));
+
+  // The core answers from a loaded linked file.
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-linked", "json", Path));
+  ASSERT_FALSE(bool(writeSummaryFile(Path, One)));
+  EXPECT_EQ(Definer->Core.configure(Path, ""), "");
+  EXPECT_TRUE(Definer->Core.calledOnlyUnderGuardsElsewhere(Def));
+  ASSERT_FALSE(bool(writeSummaryFile(Path, Two)));
+  AnalysisCore Other;
+  EXPECT_EQ(Other.configure(Path, ""), "");
+  EXPECT_FALSE(Other.calledOnlyUnderGuardsElsewhere(Def));
+  llvm::sys::fs::remove(Path);
+}
+
 // FunctionSummary::LoopEvents: what a call adds to a caller's training loop
 // (torch-missing-zero-grad across files), per depth the caller follows.
 const char *Steps = R"cpp(

@@ -426,8 +426,10 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
 llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx) {
   sync(Ctx);
   if (!FunctionsListed) {
-    forEachUserFunction(Ctx.getTranslationUnitDecl(), Ctx.getSourceManager(),
-                        [&](const FunctionDecl *FD) { Functions.push_back(FD); });
+    // The list the checks' matchers walk (Matchers.h): built once per unit.
+    const std::vector<const FunctionDecl *> &All =
+        sharedUserFunctionList()->get(*Ctx.getTranslationUnitDecl(), Ctx.getSourceManager());
+    Functions.assign(All.begin(), All.end());
     FunctionsListed = true;
   }
   return Functions;

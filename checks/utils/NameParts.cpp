@@ -36,14 +36,16 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
 }
 
 bool WordPattern::matchesWordOf(llvm::StringRef Name) {
-  auto [It, New] = Memo.try_emplace(Name, false);
-  if (New)
-    for (const std::string &Word : identifierWords(Name))
-      if (Regex.match(Word)) {
-        It->second = true;
-        break;
-      }
-  return It->second;
+  // Remembered per word: names differ (evaluate_epoch, evaluate_batch), their
+  // words repeat.
+  for (const std::string &Word : identifierWords(Name)) {
+    auto [It, New] = Memo.try_emplace(Word, false);
+    if (New)
+      It->second = Regex.match(Word);
+    if (It->second)
+      return true;
+  }
+  return false;
 }
 
 } // namespace clang::tidy::torch_check

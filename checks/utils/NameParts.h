@@ -18,7 +18,7 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name);
 
 /// A pattern (a check option's regular expression, case-insensitive) that a
 /// name matches when one of its words (identifierWords) does. The answer is
-/// remembered per name: checks ask it of every function and call.
+/// remembered per word: checks ask it of every function and call.
 class WordPattern {
 public:
   explicit WordPattern(llvm::StringRef Pattern) : Regex(Pattern, llvm::Regex::IgnoreCase) {}

@@ -427,8 +427,11 @@ llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx
   sync(Ctx);
   if (!FunctionsListed) {
     // The list the checks' matchers walk (Matchers.h): built once per unit.
+    // Held while it is read: without matchers (a test of the core) nobody else
+    // holds it.
+    std::shared_ptr<UserFunctionList> List = sharedUserFunctionList();
     const std::vector<const FunctionDecl *> &All =
-        sharedUserFunctionList()->get(*Ctx.getTranslationUnitDecl(), Ctx.getSourceManager());
+        List->get(*Ctx.getTranslationUnitDecl(), Ctx.getSourceManager());
     Functions.assign(All.begin(), All.end());
     FunctionsListed = true;
   }

@@ -531,24 +531,21 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
   return External ? External->lookup(USR) : nullptr;
 }
 
+std::string AnalysisCore::askCallers(const FunctionDecl *FD) const {
+  std::string USR = FD ? usrOf(SummaryTable::key(FD)) : std::string();
+  if (!USR.empty())
+    ReadsCallers.insert(USR);
+  return USR;
+}
+
 bool AnalysisCore::resultReachesBackwardElsewhere(const FunctionDecl *FD) const {
-  if (!FD)
-    return false;
-  std::string USR = usrOf(SummaryTable::key(FD));
-  if (USR.empty())
-    return false;
-  ReadsCallers.insert(USR);
-  return External && External->resultReachesBackward(USR);
+  std::string USR = askCallers(FD);
+  return !USR.empty() && External && External->resultReachesBackward(USR);
 }
 
 bool AnalysisCore::calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const {
-  if (!FD)
-    return false;
-  std::string USR = usrOf(SummaryTable::key(FD));
-  if (USR.empty())
-    return false;
-  ReadsCallers.insert(USR);
-  return External && External->calledOnlyUnderGuards(USR);
+  std::string USR = askCallers(FD);
+  return !USR.empty() && External && External->calledOnlyUnderGuards(USR);
 }
 
 /// The callers' side of the guard: the functions \p Doc's unit calls

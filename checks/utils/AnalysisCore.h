@@ -311,6 +311,9 @@ public:
 
 private:
   void sync(ASTContext &Ctx);
+  /// The USR of \p FD for a question about its callers in other files,
+  /// recorded (ReadsCallers); empty when it has none.
+  std::string askCallers(const FunctionDecl *FD) const;
 
   ASTContext *Current = nullptr;
   bool Stale = true;

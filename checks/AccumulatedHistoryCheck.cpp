@@ -107,7 +107,7 @@ bool isModuleForward(const FunctionDecl *FD) {
 } // namespace
 
 void AccumulatedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
@@ -120,10 +120,15 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   checkLinkedMemberCalls(FD, Body, Ctx);
   AccumulationCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  // What the walk looks for: `+=`, `-=` or `=` on a tensor, add_ or sub_.
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (Facts.usesOperator(OO_PlusEqual) || Facts.usesOperator(OO_MinusEqual) ||
+      Facts.usesOperator(OO_Equal) ||
+      Facts.callsNamed([](StringRef N) { return N == "add_" || N == "sub_"; }))
+    Collector.TraverseStmt(const_cast<Stmt *>(Body));
   // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
   // keeps every iteration's graph, like a sum.
-  for (const Fact *F : core().facts(FD, Ctx).of(Fact::IndexedAssign))
+  for (const Fact *F : Facts.of(Fact::IndexedAssign))
     if (F->ObjectDecl && F->Value && isTensorType(F->ObjectDecl->getType()))
       Collector.Found.push_back({cast<Expr>(F->S), F->Object, F->Value, true, true, F->ObjectDecl});
   if (Collector.Found.empty())

@@ -176,7 +176,7 @@ void AutocastNotRestoredCheck::registerPPCallbacks(const SourceManager &SM, Prep
 }
 
 void AutocastNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {

@@ -136,7 +136,7 @@ bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
 } // namespace
 
 void CarriedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {

@@ -18,7 +18,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {

@@ -38,7 +38,8 @@ static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
 
 namespace {
 
-/// Everything the check needs from one function body, in source order.
+/// Everything the check needs from one function body, in source order: a
+/// view of the analysis core's facts (FunctionFacts).
 struct BodyFacts {
   struct Forward {
     const CallExpr *Call;
@@ -51,23 +52,64 @@ struct BodyFacts {
   llvm::SmallVector<const CallExpr *, 4> Evals;  ///< eval(), train(false)
   llvm::SmallVector<const CallExpr *, 4> Trains; ///< train(), train(true), train(x)
   llvm::SmallVector<const CallExpr *, 4> Backwards;
-  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
   llvm::SmallPtrSet<const VarDecl *, 4> TrainedVars;
+  /// Calls of the user's functions (not forward passes, backward passes or
+  /// mode switches), callee first.
   llvm::SmallVector<std::pair<const FunctionDecl *, const CallExpr *>, 8> UserCalls;
-  llvm::SmallVector<std::string, 4> Names;
   bool HasLambda = false; ///< a lambda is spelled in the body (a thread body may be one)
 };
 
-class BodyCollector : public RecursiveASTVisitor<BodyCollector> {
+const VarDecl *referencedVar(const Expr *E) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+BodyFacts bodyFacts(const FunctionFacts &Shared) {
+  BodyFacts Facts;
+  Facts.HasLambda = Shared.spellsLambda();
+  llvm::SmallPtrSet<const Stmt *, 8> Classified;
+  for (const Fact &F : Shared.all()) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(F.S);
+    if (!Call)
+      continue;
+    switch (F.K) {
+    case Fact::Forward:
+      Facts.Forwards.push_back({Call, referencedVar(forwardCallObject(Call)), nullptr, nullptr});
+      break;
+    case Fact::Backward:
+    case Fact::Grad:
+      Facts.Backwards.push_back(Call);
+      break;
+    case Fact::Eval:
+    case Fact::Train:
+      (F.K == Fact::Eval ? Facts.Evals : Facts.Trains).push_back(Call);
+      // Any train(...) call, train(false) included, marks its module.
+      if (moduleMethodName(Call) == "train")
+        if (const VarDecl *VD = referencedVar(
+                stripHolderArrow(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument())))
+          Facts.TrainedVars.insert(VD);
+      break;
+    default:
+      continue;
+    }
+    Classified.insert(Call);
+  }
+  for (const auto &[Call, Callee] : Shared.userFunctionCalls())
+    if (!Classified.contains(Call))
+      Facts.UserCalls.push_back({Callee, Call});
+  return Facts;
+}
+
+/// The variables `torch::jit::load` initialises or is assigned to.
+class JitLoadCollector : public RecursiveASTVisitor<JitLoadCollector> {
 public:
-  BodyCollector(BodyFacts &Facts, const ASTContext &Ctx) : Facts(Facts), Ctx(Ctx) {}
+  explicit JitLoadCollector(llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded)
+      : Loaded(Loaded) {}
 
   bool VisitVarDecl(VarDecl *VD) {
-    if (VD->getIdentifier())
-      Facts.Names.push_back(VD->getName().str());
     if (const Expr *Init = VD->getInit())
       if (isJitLoadCall(dyn_cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens())))
-        Facts.JitLoaded[VD] = cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens());
+        Loaded[VD] = cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens());
     return true;
   }
 
@@ -78,52 +120,26 @@ public:
         if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
           if (const auto *Load = dyn_cast<CallExpr>(Op->getArg(1)->IgnoreImplicit()->IgnoreParens()))
             if (isJitLoadCall(Load))
-              Facts.JitLoaded[VD] = Load;
-    return true;
-  }
-
-  bool VisitLambdaExpr(LambdaExpr *) {
-    Facts.HasLambda = true;
-    return true;
-  }
-
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isForwardCall(Call)) {
-      const VarDecl *Object = nullptr;
-      if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(forwardCallObject(Call)))
-        Object = dyn_cast<VarDecl>(DRE->getDecl());
-      Facts.Forwards.push_back({Call, Object, nullptr, nullptr});
-      return true;
-    }
-    if (isBackwardOrGradCall(Call)) {
-      Facts.Backwards.push_back(Call);
-      return true;
-    }
-    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
-      if (Mode == ModeSwitch::Eval)
-        Facts.Evals.push_back(Call);
-      else
-        Facts.Trains.push_back(Call);
-      if (moduleMethodName(Call) != "train")
-        return true;
-      // Any train(...) call, train(false) included, marks its module.
-      const auto *MC = cast<CXXMemberCallExpr>(Call);
-      if (const auto *DRE =
-              dyn_cast<DeclRefExpr>(stripHolderArrow(MC->getImplicitObjectArgument())))
-        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-          Facts.TrainedVars.insert(VD);
-      return true;
-    }
-    if (const FunctionDecl *Callee = Call->getDirectCallee())
-      if (!Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()) &&
-          !isInLibraryNamespace(Callee))
-        Facts.UserCalls.push_back({Callee->getCanonicalDecl(), Call});
+              Loaded[VD] = Load;
     return true;
   }
 
 private:
-  BodyFacts &Facts;
-  const ASTContext &Ctx;
+  llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded;
+};
+
+/// The names of the variables a body declares (its lambdas' included).
+class NameCollector : public RecursiveASTVisitor<NameCollector> {
+public:
+  explicit NameCollector(llvm::SmallVectorImpl<std::string> &Names) : Names(Names) {}
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->getIdentifier())
+      Names.push_back(VD->getName().str());
+    return true;
+  }
+
+private:
+  llvm::SmallVectorImpl<std::string> &Names;
 };
 
 } // namespace
@@ -166,8 +182,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   Helpers[Key] = HelperSummary{};
   HelperSummary S;
   S.NameSaysEval = nameSaysEval(FD);
-  BodyFacts Facts;
-  BodyCollector(Facts, Ctx).TraverseStmt(FD->getBody());
+  BodyFacts Facts = bodyFacts(core().facts(FD, Ctx));
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
     const ParentMap &PM = core().facts(FD, Ctx).parents();
@@ -212,16 +227,20 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
 }
 
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
-std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) const {
+std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) {
   const bool NoGrad = Guard == GuardKind::NoGradGuard;
   std::string Var = NoGrad ? "no_grad" : "guard";
-  auto It = DeclaredNames.find(FD);
-  if (It != DeclaredNames.end())
-    while (llvm::is_contained(It->second, Var))
-      Var += "_";
+  // The names the function declares, collected for the functions with a
+  // finding only.
+  auto [It, New] = DeclaredNames.try_emplace(FD);
+  if (New)
+    if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody())
+      NameCollector(It->second).TraverseStmt(Def->getBody());
+  while (llvm::is_contained(It->second, Var))
+    Var += "_";
   return (NoGrad ? names::NoGradGuardSpelling : names::InferenceModeSpelling).str() + " " + Var +
          ";";
 }
@@ -243,8 +262,12 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       !Shared.has(Fact::Forward) && Shared.userFunctionCalls().empty())
     return;
 
-  BodyFacts Facts;
-  BodyCollector(Facts, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
+  BodyFacts Facts = bodyFacts(core().facts(FD, Ctx));
+  // Every finding needs one of: an eval() call (a), a name that says
+  // evaluation (b), a TorchScript load (c), a lambda (a thread body).
+  if (Facts.Evals.empty() && !Facts.HasLambda && !nameSaysEval(FD) &&
+      !core().facts(FD, Ctx).has(Fact::Load))
+    return;
 
   const FunctionDecl *Canonical = FD->getCanonicalDecl();
   if (Facts.Forwards.empty() && Facts.UserCalls.empty())
@@ -291,7 +314,6 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     });
 
   const ParentMap &PM = core().facts(FD, Ctx).parents();
-  DeclaredNames[Canonical] = std::move(Facts.Names);
 
   // Grad mode is thread-local: a forward pass in the body of a thread this
   // function starts is judged by the guards of that body alone.
@@ -393,12 +415,15 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   }
 
   // (c) A TorchScript module loaded here and never trained here.
-  if (Facts.Backwards.empty()) {
+  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
+  if (Facts.Backwards.empty() && core().facts(FD, Ctx).has(Fact::Load))
+    JitLoadCollector(JitLoaded).TraverseStmt(const_cast<CompoundStmt *>(Body));
+  if (!JitLoaded.empty()) {
     for (const auto &Fwd : Facts.Forwards) {
       if (!Fwd.Object || !Unguarded(Fwd.Call))
         continue;
-      auto It = Facts.JitLoaded.find(Fwd.Object);
-      if (It == Facts.JitLoaded.end() || Facts.TrainedVars.contains(Fwd.Object))
+      auto It = JitLoaded.find(Fwd.Object);
+      if (It == JitLoaded.end() || Facts.TrainedVars.contains(Fwd.Object))
         continue;
       Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::JitLoaded,
                 It->second->getExprLoc(), FD->getNameAsString(), {}, {}, false, {}};

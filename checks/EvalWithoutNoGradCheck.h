@@ -59,7 +59,7 @@ public:
   };
 
 private:
-  std::string guardDeclaration(const FunctionDecl *FD) const;
+  std::string guardDeclaration(const FunctionDecl *FD);
   HelperSummary helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
   bool nameSaysEval(const FunctionDecl *FD);
   /// The linked summary of the function \p Call calls when it is defined in
@@ -75,6 +75,7 @@ private:
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
+  /// The names each function with a finding declares (guardDeclaration).
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 4>> DeclaredNames;
   const SourceManager *SM = nullptr;
 };

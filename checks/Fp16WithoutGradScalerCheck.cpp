@@ -174,7 +174,7 @@ void forwardObjects(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out
 } // namespace
 
 void Fp16WithoutGradScalerCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
@@ -184,13 +184,21 @@ void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  // What the walk below looks for: a backward pass (isBackwardOrGradCall),
-  // or an autocast dtype setter (set_autocast_dtype,
-  // set_autocast_<device>_dtype) for the translation unit's evidence.
-  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) {
-        return N == "backward" || N == "grad" ||
-               (N.starts_with("set_autocast_") && N.ends_with("_dtype"));
-      }))
+  // What the walk below looks for: an autocast dtype setter
+  // (set_autocast_dtype, set_autocast_<device>_dtype) for the translation
+  // unit's evidence; or a backward pass (isBackwardOrGradCall) with a float16
+  // source before it: an autocast switch (set_autocast_enabled,
+  // set_autocast_<device>_enabled, set_<device>_autocast_enabled), a scope
+  // object of a class named like autocast, a module's to().
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  if (!Shared.callsNamed([](StringRef N) {
+        return N.starts_with("set_autocast_") && N.ends_with("_dtype");
+      }) &&
+      !(Shared.callsNamed([](StringRef N) { return N == "backward" || N == "grad"; }) &&
+        Shared.callsNamed([](StringRef N) {
+          return N == "to" || (N.starts_with("set_") && N.ends_with("enabled")) ||
+                 containsInsensitive(N, "autocast");
+        })))
     return;
   Facts F;
   Collector C(Ctx, F);

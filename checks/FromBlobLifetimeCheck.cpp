@@ -516,7 +516,7 @@ llvm::StringRef describe(const Escape &E) {
 } // namespace
 
 void FromBlobLifetimeCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void FromBlobLifetimeCheck::check(const MatchFinder::MatchResult &Result) {

@@ -88,7 +88,7 @@ void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void GradModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {

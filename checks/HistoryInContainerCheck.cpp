@@ -161,7 +161,7 @@ bool emptiedByAMethod(const FieldDecl *Field, const FunctionDecl *Except) {
 } // namespace
 
 void HistoryInContainerCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
@@ -169,12 +169,22 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
+  ASTContext &Ctx = *Result.Context;
+  // What the walk below looks for: a call of an inserting member, or an
+  // assignment to an element (`c[k] = e`, `c.at(k) = e`).
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed([](StringRef N) {
+        return N == "push_back" || N == "push_front" || N == "emplace_back" ||
+               N == "emplace_front" || N == "insert" || N == "emplace" ||
+               N == "insert_or_assign" || N == "try_emplace";
+      }) &&
+      !(Facts.usesOperator(OO_Equal) && (Facts.usesOperator(OO_Subscript) || Facts.callsNamed("at"))))
+    return;
   InsertionCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Found.empty())
     return;
 
-  ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   HistoryFunctions &Functions = core().history(Ctx);
   const HistoryAnalysis &History = core().historyOf(FD, Ctx);

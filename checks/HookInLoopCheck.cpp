@@ -117,7 +117,7 @@ const Stmt *elementLoop(const Expr *Obj, const Stmt *Loop, const ParentMap &PM, 
 } // namespace
 
 void HookInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void HookInLoopCheck::check(const MatchFinder::MatchResult &Result) {

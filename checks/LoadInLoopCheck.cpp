@@ -228,22 +228,20 @@ void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void LoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
-void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
-  Unit = &Ctx;
+llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD,
+                                                                std::unique_ptr<ParentMap> &Map) {
+  const Stmt *Body = FD->getBody();
+  const SourceManager &SM = Unit->getSourceManager();
   LoadCollector Collector(SM);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  Map.reset();
   if (Collector.Calls.empty())
-    return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+    return {};
+  Map = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
+  const ParentMap &PM = *Map;
   llvm::DenseMap<const Stmt *, bool> Leaves;
 
   // Calls that run only sometimes in their loop (or their function): a chain
@@ -255,8 +253,32 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (isConditionalWithin(Call, Scope, PM) || (Loop && mayRunOnce(Call, Loop, PM, Leaves)))
       ConditionalCalls.insert(Call);
   }
+  return std::move(Collector.Loads);
+}
 
-  for (const CallExpr *Load : Collector.Loads) {
+void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  Unit = &Ctx;
+  // A body that calls nothing named like a load (torch::jit::load,
+  // torch::load, InputArchive::load_from) has no load of its own; the
+  // conditions of its calls matter only to a chain from a helper that loads,
+  // and are collected at the end of the translation unit when one does.
+  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) { return N == "load" || N == "load_from"; })) {
+    Deferred.push_back(FD);
+    return;
+  }
+  std::unique_ptr<ParentMap> Map;
+  llvm::SmallVector<const CallExpr *, 4> Loads = collect(FD, Map);
+  if (!Map)
+    return;
+  const ParentMap &PM = *Map;
+
+  for (const CallExpr *Load : Loads) {
     if (ConditionalCalls.contains(Load))
       continue;
     const Stmt *CodeBody = enclosingCodeBody(Load, PM, Body);
@@ -279,6 +301,11 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void LoadInLoopCheck::onEndOfTranslationUnit() {
+  if (!HelperLoads.empty())
+    for (const FunctionDecl *FD : Deferred) {
+      std::unique_ptr<ParentMap> Map;
+      collect(FD, Map);
+    }
   for (const HelperLoad &H : HelperLoads) {
     // The core's call graph (built on first use).
     auto Chain = core().calls(*Unit).chainToLoop(H.Helper, CallDepth, [&](const CallGraph::Site &S) {
@@ -299,6 +326,7 @@ void LoadInLoopCheck::onEndOfTranslationUnit() {
   }
   HelperLoads.clear();
   ConditionalCalls.clear();
+  Deferred.clear();
   Unit = nullptr;
   // No question to the linked summaries: nothing to write (CoreCheck.h).
 }

@@ -5,7 +5,10 @@
 
 #include "utils/CallGraph.h"
 #include "utils/CoreCheck.h"
+#include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <memory>
+#include <vector>
 
 namespace clang::tidy::torch_check {
 
@@ -28,6 +31,12 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
+  /// Adds the calls of \p FD's body that run only under a condition to
+  /// ConditionalCalls; returns its loads, and in \p PM the body's parent map
+  /// (null when the body calls nothing that matters).
+  llvm::SmallVector<const CallExpr *, 4> collect(const FunctionDecl *FD,
+                                                 std::unique_ptr<ParentMap> &PM);
+
   struct HelperLoad {
     const CallExpr *Load;
     const FunctionDecl *Helper;
@@ -38,6 +47,9 @@ private:
   llvm::SmallVector<HelperLoad, 4> HelperLoads;
   /// Calls that run only under a condition in their loop (or function body).
   llvm::DenseSet<const CallExpr *> ConditionalCalls;
+  /// Functions without a load: their calls' conditions are collected at the
+  /// end of the translation unit, only when some helper loads.
+  std::vector<const FunctionDecl *> Deferred;
 };
 
 } // namespace clang::tidy::torch_check

@@ -243,7 +243,7 @@ void MissingEvalCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void MissingEvalCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {

@@ -85,7 +85,7 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
 } // namespace
 
 void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {

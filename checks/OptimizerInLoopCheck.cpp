@@ -19,7 +19,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void OptimizerInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 namespace {
@@ -176,7 +176,8 @@ void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const TrainingLoopAnalysis &Analysis =
       core().trainingLoops(FD, *Result.Context, 0);
-  if (Analysis.empty())
+  // The walk below finds the constructions the core's facts note.
+  if (Analysis.empty() || !core().facts(FD, *Result.Context).constructsOptimizer())
     return;
   const ParentMap &PM = Analysis.parents();
 

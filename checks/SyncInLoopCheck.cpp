@@ -19,7 +19,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 namespace {

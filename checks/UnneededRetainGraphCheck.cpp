@@ -436,7 +436,7 @@ bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown
 } // namespace
 
 void UnneededRetainGraphCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
@@ -446,9 +446,19 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  // Every finding is about a backward pass (isBackwardOrGradCall).
-  if (!core().facts(FD, *Result.Context).callsNamed(
-          [](StringRef N) { return N == "backward" || N == "grad"; }))
+  // Every finding is about a backward pass (isBackwardOrGradCall, the core's
+  // Backward and Grad facts) that writes retain_graph=true.
+  const FunctionFacts &Shared = core().facts(FD, *Result.Context);
+  if (!llvm::any_of(Shared.all(), [&](const Fact &Backward) {
+        if (Backward.K != Fact::Backward && Backward.K != Fact::Grad)
+          return false;
+        const auto *Call = dyn_cast<CallExpr>(Backward.S);
+        BackwardShape Shape = Call ? backwardShape(Call) : BackwardShape{};
+        if (!Shape.Root)
+          return false;
+        const Expr *RetainArg = Call->getArg(Shape.Retain);
+        return !isa<CXXDefaultArgExpr>(RetainArg) && constantBool(RetainArg, Ctx) == 1;
+      }))
     return;
 
   Facts F;

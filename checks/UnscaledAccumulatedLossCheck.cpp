@@ -18,7 +18,7 @@ namespace clang::tidy::torch_check {
 static constexpr llvm::StringLiteral FunctionId = "fn";
 
 void UnscaledAccumulatedLossCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===--- AnalysisCore.cpp - libtorch-tidy ---------------------------------===//
 
 #include "AnalysisCore.h"
+#include "FunctionDispatch.h"
 #include "GradGuards.h"
 #include "LoopVariables.h"
 #include "Matchers.h"
@@ -104,13 +105,16 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
   FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
-                bool &FollowsCalls, ASTContext &Ctx)
-      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls), Ctx(Ctx) {}
+                bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
+                FunctionFacts::BodyShape &Shape, ASTContext &Ctx)
+      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
+        Operators(Operators), Shape(Shape), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
+    Shape.Lambda = true;
     ++LambdaDepth;
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
     --LambdaDepth;
@@ -135,13 +139,21 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor()) {
       addName(Ctor->getParent()->getIdentifier());
+      if (!Shape.OptimizerConstruction && Construct->getNumArgs() >= 1 &&
+          !Ctor->isCopyOrMoveConstructor() && isOptimizerClass(Ctor->getParent()))
+        Shape.OptimizerConstruction = true;
+    }
     return true;
   }
 
   bool VisitCallExpr(CallExpr *Call) {
     addCalleeName(Call);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      Operators.set(Op->getOperator());
+    if (!Shape.OptimizerConstruction)
+      Shape.OptimizerConstruction = makesOptimizer(Call);
     if (const FunctionDecl *Callee = Call->getDirectCallee();
         Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
       UserCalls.push_back({Call, Callee->getCanonicalDecl()});
@@ -233,6 +245,18 @@ public:
   }
 
 private:
+  /// std::make_unique<Optimizer>(...) / std::make_shared<Optimizer>(...).
+  static bool makesOptimizer(const CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() ||
+        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
+        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
+      return false;
+    const auto *Args = FD->getTemplateSpecializationArgs();
+    return Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
+           isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl());
+  }
+
   void addName(const IdentifierInfo *II) {
     if (II)
       Names.insert(II);
@@ -305,6 +329,8 @@ private:
   llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
   llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
   bool &FollowsCalls;
+  std::bitset<NUM_OVERLOADED_OPERATORS> &Operators;
+  FunctionFacts::BodyShape &Shape;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -313,7 +339,7 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Ctx)
+    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape, Ctx)
         .TraverseStmt(const_cast<Stmt *>(Body));
 }
 
@@ -409,7 +435,9 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
     if (!F.callsNamed("step") && (CallDepth == 0 || !F.followsCalls()))
       Slot = TrainingLoopAnalysis::withoutSteps(FD->getBody(), Ctx, !F.followsCalls());
     else
-      Slot = std::make_unique<TrainingLoopAnalysis>(FD->getBody(), Ctx, CallDepth);
+      Slot = std::make_unique<TrainingLoopAnalysis>(
+          FD->getBody(), Ctx, CallDepth, nullptr,
+          [&F]() -> const ParentMap & { return F.parents(); });
   }
   // Without a linked file the answers are those of no summary: the same
   // analysis, built again only to record the questions when they are written.
@@ -419,7 +447,8 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
   if (!LinkedSlot)
     LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
         FD->getBody(), Ctx, CallDepth,
-        [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
+        [this](const FunctionDecl *Callee) { return externalSummary(Callee); },
+        [&]() -> const ParentMap & { return facts(FD, Ctx).parents(); });
   return *LinkedSlot;
 }
 
@@ -438,10 +467,21 @@ llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx
   return Functions;
 }
 
+FunctionDispatch &AnalysisCore::dispatch() {
+  if (!Dispatch)
+    Dispatch = std::make_unique<FunctionDispatch>(*this);
+  return *Dispatch;
+}
+
 HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
   sync(Ctx);
-  if (!History)
+  if (!History) {
     History = std::make_unique<HistoryFunctions>();
+    // The history analyses share the facts' parent map of each body.
+    History->shareParents([this, &Ctx](const FunctionDecl *FD) -> const ParentMap & {
+      return facts(FD, Ctx).parents();
+    });
+  }
   return *History;
 }
 

@@ -10,13 +10,21 @@
 //     one MatchFinder, so the core is handed the ASTContext on each query and
 //     forgets everything when it changes (or when a new translation unit
 //     starts: CoreCheck::onStartOfTranslationUnit).
+//   - The checks on the core are called once per user function by one pass
+//     over the functions (FunctionDispatch.h): for each function, each
+//     check in turn, so a body is walked while its AST is in the cache.
 //   - Per function, one walk of the body gathers its facts (FunctionFacts):
 //     forward passes, losses, backward / autograd::grad, optimizer steps,
 //     zero_grad, grad-mode guards and set_enabled, eval() / train(), in-place
 //     tensor writes (t.add_(x), t += x, indexed assignment `k[0] = f(x)`),
 //     views, container inserts, device syncs, TorchScript loads, and calls of
-//     the user's functions (keyed by their template pattern). The walk
-//     includes the lambdas spelled in the body (marked InLambda).
+//     the user's functions (keyed by their template pattern), the names it
+//     calls or constructs, the overloaded operators it spells, whether it
+//     spells a lambda or constructs an optimizer. The walk includes the
+//     lambdas spelled in the body (marked InLambda). A check whose findings
+//     all need something the facts lack skips its own walk of the body.
+//   - The body's parent map is built once (FunctionFacts::parents) and
+//     shared by the training-loop and history analyses and the checks.
 //   - Execution order inside the body comes from its CFG (ExecutionOrder.h),
 //     built on first use and kept with the facts.
 //   - The training loops of a body (TrainingLoop.h: events, loops, their
@@ -72,6 +80,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <bitset>
 #include <memory>
 #include <optional>
 #include <set>
@@ -81,6 +90,7 @@
 namespace clang::tidy::torch_check {
 
 class SummaryTable;
+class FunctionDispatch;
 
 /// One thing a function body does that a check may ask about.
 struct Fact {
@@ -152,6 +162,22 @@ public:
   /// would enter: one defined in the translation unit (followableCallee) or,
   /// through its linked summary, in another (externalCallee).
   bool followsCalls() const { return FollowsCalls; }
+  /// True when the body (its lambdas included) spells an overloaded operator
+  /// call of kind \p Op (`t += x`, `c[k] = v`, `m(x)`), resolved or, in a
+  /// template, not yet resolved.
+  bool usesOperator(OverloadedOperatorKind Op) const { return Operators.test(Op); }
+  /// True when the body spells a lambda.
+  bool spellsLambda() const { return Shape.Lambda; }
+  /// True when the body constructs an optimizer (a class derived from
+  /// torch::optim::Optimizer, by its constructor with arguments, `new`, or
+  /// std::make_unique / std::make_shared).
+  bool constructsOptimizer() const { return Shape.OptimizerConstruction; }
+
+  /// What the walk notes about the body as a whole.
+  struct BodyShape {
+    bool Lambda = false;
+    bool OptimizerConstruction = false;
+  };
 
   /// The calls of the user's functions (CallGraph.h's isUserFunction, the
   /// callee's canonical declaration), virtual ones included, in the order
@@ -176,6 +202,8 @@ private:
   llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> UserFunctionCalls;
   bool FollowsCalls = false;
+  std::bitset<NUM_OVERLOADED_OPERATORS> Operators;
+  BodyShape Shape;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<GradGuardCache> Guards;
@@ -309,6 +337,10 @@ public:
   /// forEachUserFunction), in declaration order.
   llvm::ArrayRef<const FunctionDecl *> userFunctions(ASTContext &Ctx);
 
+  /// The pass that calls every check on the core with each user function
+  /// (FunctionDispatch.h).
+  FunctionDispatch &dispatch();
+
 private:
   void sync(ASTContext &Ctx);
   /// The USR of \p FD for a question about its callers in other files,
@@ -327,6 +359,7 @@ private:
   std::unique_ptr<CallGraph> Calls;
   std::vector<const FunctionDecl *> Functions;
   bool FunctionsListed = false;
+  std::unique_ptr<FunctionDispatch> Dispatch;
   // Across translation units (configure()).
   std::string InputPath, OutputPath;
   std::unique_ptr<SummaryDocument> External;

@@ -14,6 +14,7 @@
 #define LIBTORCH_TIDY_CHECKS_UTILS_CORECHECK_H
 
 #include "AnalysisCore.h"
+#include "FunctionDispatch.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -31,6 +32,7 @@ public:
     if (!Error.empty())
       configurationDiag("%0") << Error;
   }
+  ~CoreCheck() override { Core->dispatch().withdraw(this); }
   void onStartOfTranslationUnit() override { Core->beginTranslationUnit(); }
   /// Writes the translation unit's summaries when TorchSummariesOutput asks
   /// for them; a check that overrides it calls it after its last question
@@ -44,6 +46,15 @@ public:
 
 protected:
   AnalysisCore &core() const { return *Core; }
+  /// The top-level matcher of a check on the core: check() is called once
+  /// per user function, bound as FunctionDispatch::FunctionId ("fn"), by the
+  /// core's one pass over the functions (FunctionDispatch.h); the matcher on
+  /// the translation unit itself only brings the check's start and end of the
+  /// translation unit (check() then sees no function).
+  void registerPerFunction(ast_matchers::MatchFinder *Finder) {
+    Finder->addMatcher(ast_matchers::translationUnitDecl(), this);
+    Core->dispatch().enroll(Finder, this);
+  }
   /// AnalysisCore::endTranslationUnit: \p Summarises is true for the check
   /// that builds the summaries when they are to be written
   /// (torch-eval-without-no-grad).

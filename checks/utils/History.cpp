@@ -136,7 +136,8 @@ const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTCon
   if (auto It = Analyses.find(Key); It != Analyses.end())
     return *It->second;
   // Built before it is inserted: the map may grow meanwhile.
-  auto A = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, *this, ParamsCarry);
+  auto A = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, *this, ParamsCarry,
+                                             Parents ? &Parents(FD) : nullptr);
   const HistoryAnalysis &Result = *A;
   Analyses[Key] = std::move(A);
   return Result;
@@ -152,7 +153,8 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   Summaries[Def] = Entry{};
   Summary S;
   {
-    HistoryAnalysis Own(Def->getBody(), Ctx, *this, /*ParamsCarry=*/false);
+    HistoryAnalysis Own(Def->getBody(), Ctx, *this, /*ParamsCarry=*/false,
+                        Parents ? &Parents(Def) : nullptr);
     S.Always = Own.returnsHistory();
   }
   if (S.Always) {
@@ -431,9 +433,10 @@ private:
 };
 
 HistoryAnalysis::HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
-                                 bool ParamsCarry)
+                                 bool ParamsCarry, const ParentMap *Parents)
     : Body(Body), Ctx(Ctx), Functions(Functions), ParamsCarry(ParamsCarry),
-      PM(std::make_unique<ParentMap>(const_cast<Stmt *>(Body))) {
+      OwnPM(Parents ? nullptr : std::make_unique<ParentMap>(const_cast<Stmt *>(Body))),
+      PM(Parents ? Parents : OwnPM.get()) {
   HistoryCollector(*this).TraverseStmt(const_cast<Stmt *>(Body));
   // Solve the variables: a variable carries history when one of its
   // definitions does; iterate to the fixed point.

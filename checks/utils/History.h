@@ -94,8 +94,13 @@ public:
   const HistoryAnalysis &analysis(const FunctionDecl *FD, ASTContext &Ctx,
                                   bool ParamsCarry = false);
   void clear();
+  /// The parent map of a function's body, when an owner (the analysis core)
+  /// keeps one per body: the analyses use it instead of building their own.
+  using ParentsLookup = std::function<const ParentMap &(const FunctionDecl *)>;
+  void shareParents(ParentsLookup Lookup) { Parents = std::move(Lookup); }
 
 private:
+  ParentsLookup Parents;
   struct Entry {
     Summary S;
     bool Done = false;
@@ -202,8 +207,10 @@ class HistoryAnalysis {
 public:
   /// Analyses \p Body (lambdas nested in it included). \p ParamsCarry assumes
   /// the parameters of the function carry history (used for summaries).
+  /// \p Parents, when given, is the body's parent map (it must outlive the
+  /// analysis); otherwise the analysis builds its own.
   HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
-                  bool ParamsCarry = false);
+                  bool ParamsCarry = false, const ParentMap *Parents = nullptr);
   HistoryAnalysis(const HistoryAnalysis &) = delete;
   HistoryAnalysis &operator=(const HistoryAnalysis &) = delete;
 
@@ -258,7 +265,8 @@ private:
   ASTContext &Ctx;
   HistoryFunctions &Functions;
   bool ParamsCarry;
-  std::unique_ptr<ParentMap> PM;
+  std::unique_ptr<ParentMap> OwnPM;
+  const ParentMap *PM;
   bool Solved = false;
 
   llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Expr *, 2>> Defs;

@@ -73,8 +73,11 @@ AST_MATCHER_P2(TranslationUnitDecl, forEachUserFunctionDefinition, std::string, 
   return Matched;
 }
 
-/// The top-level matcher of every check: each user function definition,
-/// bound to \p Id as a FunctionDecl.
+/// A top-level matcher that binds each user function definition to \p Id
+/// as a FunctionDecl (one match, so one check() call, per function). The
+/// checks on the analysis core get the same calls from the core's one pass
+/// over the functions instead (FunctionDispatch.h); torch-dataloader-defaults,
+/// which needs no core, uses this.
 inline ast_matchers::internal::BindableMatcher<Decl> userFunctionDefinitions(llvm::StringRef Id) {
   return ast_matchers::translationUnitDecl(
       forEachUserFunctionDefinition(Id.str(), sharedUserFunctionList()));

@@ -444,7 +444,8 @@ TrainingLoopAnalysis::withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bo
 }
 
 TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx,
-                                           unsigned CallDepth, LinkedLookup Linked)
+                                           unsigned CallDepth, LinkedLookup Linked,
+                                           ParentsLookup Parents)
     : Body(FunctionBody), Ctx(Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   WalkState Walk;
@@ -463,7 +464,12 @@ TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext 
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
                                         SM.getExpansionLoc(compat::beginLoc(B.Call)));
   });
-  PM = std::make_unique<ParentMap>(const_cast<Stmt *>(FunctionBody));
+  if (Parents) {
+    PM = &Parents();
+  } else {
+    OwnPM = std::make_unique<ParentMap>(const_cast<Stmt *>(FunctionBody));
+    PM = OwnPM.get();
+  }
 
   llvm::SmallVector<llvm::SmallVector<const Stmt *, 4>, 16> Chains;
   for (const TrainingEvent &E : AllEvents)

@@ -25,6 +25,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -116,8 +117,13 @@ public:
   /// without the option (an OpaqueOptimizerUse when it receives an
   /// optimizer).
   using LinkedLookup = std::function<const FunctionSummary *(const FunctionDecl *)>;
+  /// \p Parents, when given, supplies the body's parent map (the analysis
+  /// core's, shared with the other analyses of the body); otherwise the
+  /// analysis builds its own when it needs one. The map must outlive the
+  /// analysis.
+  using ParentsLookup = llvm::function_ref<const ParentMap &()>;
   TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0,
-                       LinkedLookup Linked = nullptr);
+                       LinkedLookup Linked = nullptr, ParentsLookup Parents = nullptr);
   /// The analysis of a body known to run no optimizer step (it calls
   /// nothing named `step`), without walking it: no training loop, no
   /// parent map, no event. \p FollowsNoCall as followsNoCall().
@@ -179,8 +185,9 @@ private:
 
   const Stmt *Body;
   ASTContext &Ctx;
-  std::unique_ptr<ParentMap> PM;
-  llvm::SmallVector<TrainingEvent, 16> AllEvents;
+  std::unique_ptr<ParentMap> OwnPM;
+  const ParentMap *PM = nullptr;
+  llvm::SmallVector<TrainingEvent, 0> AllEvents; // (no inline storage: most bodies have none)
   llvm::SmallVector<TrainingLoop, 2> Loops;
   bool CallsOtherUnits = false;
   bool FollowsNoCall = false;

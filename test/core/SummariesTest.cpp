@@ -204,6 +204,57 @@ void f(Net &m, torch::Tensor x, std::vector<torch::Tensor> &keep) {
   EXPECT_FALSE(F.of(Fact::View).empty());
 }
 
+// What the checks ask of the facts before walking a body themselves: the
+// overloaded operators it spells, the lambdas, the optimizers it constructs,
+// the names it calls or constructs.
+TEST(Facts, WhatTheChecksAskBeforeTheirOwnWalk) {
+  auto P = parse(R"cpp(
+#include <map>
+#include <memory>
+void train(Net &m, torch::Tensor x, std::map<int, torch::Tensor> &byStep) {
+  torch::Tensor total = torch::zeros({1});
+  for (int i = 0; i < 3; ++i) {
+    torch::optim::SGD opt(m->parameters(), torch::optim::SGDOptions(0.1));
+    total += m->forward(x).sum();
+    byStep[i] = total;
+    opt.step();
+  }
+}
+void later(Net &m) {
+  auto opt = std::make_unique<torch::optim::Adam>(m->parameters());
+  auto run = [&] { opt->step(); };
+  run();
+}
+int plain(int n) {
+  int s = 0;
+  for (int j = 0; j < n; ++j)
+    s += j;
+  return s;
+}
+)cpp");
+  const FunctionFacts &Train = P->Core.facts(P->function("train"), P->ctx());
+  EXPECT_TRUE(Train.usesOperator(OO_PlusEqual));
+  EXPECT_TRUE(Train.usesOperator(OO_Equal));
+  EXPECT_TRUE(Train.usesOperator(OO_Subscript));
+  EXPECT_FALSE(Train.usesOperator(OO_MinusEqual));
+  EXPECT_TRUE(Train.constructsOptimizer());
+  EXPECT_FALSE(Train.spellsLambda());
+  EXPECT_TRUE(Train.callsNamed("step"));
+  EXPECT_TRUE(Train.callsNamed("SGD")); // a constructed class counts by its name
+
+  const FunctionFacts &Later = P->Core.facts(P->function("later"), P->ctx());
+  EXPECT_TRUE(Later.constructsOptimizer()); // std::make_unique<Adam>
+  EXPECT_TRUE(Later.spellsLambda());
+  EXPECT_TRUE(Later.callsNamed("step")); // inside the lambda
+
+  // Built-in operators are not overloaded operator calls.
+  const FunctionFacts &Plain = P->Core.facts(P->function("plain"), P->ctx());
+  EXPECT_FALSE(Plain.usesOperator(OO_PlusEqual));
+  EXPECT_FALSE(Plain.constructsOptimizer());
+  EXPECT_FALSE(Plain.spellsLambda());
+  EXPECT_FALSE(Plain.callsNamed("step"));
+}
+
 TEST(Helpers, ArgumentsAndParameters) {
   auto P = parse(R"cpp(
 struct Acc { Acc &operator()(int a, int b); };

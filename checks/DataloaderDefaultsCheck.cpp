@@ -47,7 +47,7 @@ bool usesDefaultOptions(const CallExpr *Call) {
 } // namespace
 
 void DataloaderDefaultsCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(matchers::userFunctionDefinitions(FunctionId), this);
+  registerPerFunction(Finder);
 }
 
 void DataloaderDefaultsCheck::check(const MatchFinder::MatchResult &Result) {

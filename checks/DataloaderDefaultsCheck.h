@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_DATALOADERDEFAULTSCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/CoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -12,10 +13,14 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-dataloader-defaults.md
-class DataloaderDefaultsCheck : public ClangTidyCheck {
+///
+/// It asks nothing of the analysis core (a body's own walk for one call) but
+/// is called through its pass over the functions, with the other checks.
+class DataloaderDefaultsCheck : public CoreCheck {
 public:
-  DataloaderDefaultsCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+  DataloaderDefaultsCheck(StringRef Name, ClangTidyContext *Context,
+                          std::shared_ptr<AnalysisCore> Core = nullptr)
+      : CoreCheck(Name, Context, std::move(Core)) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }

@@ -39,7 +39,7 @@ public:
     registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
     registerCoreCheck<AutocastNotRestoredCheck>(Factories, "torch-autocast-not-restored", Core);
     registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
-    Factories.registerCheck<DataloaderDefaultsCheck>("torch-dataloader-defaults");
+    registerCoreCheck<DataloaderDefaultsCheck>(Factories, "torch-dataloader-defaults", Core);
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
     registerCoreCheck<Fp16WithoutGradScalerCheck>(Factories, "torch-fp16-without-grad-scaler", Core);

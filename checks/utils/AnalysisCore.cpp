@@ -455,13 +455,10 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
 llvm::ArrayRef<const FunctionDecl *> AnalysisCore::userFunctions(ASTContext &Ctx) {
   sync(Ctx);
   if (!FunctionsListed) {
-    // The list the checks' matchers walk (Matchers.h): built once per unit.
-    // Held while it is read: without matchers (a test of the core) nobody else
-    // holds it.
-    std::shared_ptr<UserFunctionList> List = sharedUserFunctionList();
-    const std::vector<const FunctionDecl *> &All =
-        List->get(*Ctx.getTranslationUnitDecl(), Ctx.getSourceManager());
-    Functions.assign(All.begin(), All.end());
+    // One walk of the declarations outside system headers (Matchers.h).
+    Functions.clear();
+    forEachUserFunction(Ctx.getTranslationUnitDecl(), Ctx.getSourceManager(),
+                        [&](const FunctionDecl *FD) { Functions.push_back(FD); });
     FunctionsListed = true;
   }
   return Functions;
@@ -503,9 +500,12 @@ CallSiteGuards &AnalysisCore::historySites(ASTContext &Ctx, unsigned CallDepth) 
   if (!Slot) {
     Slot = std::make_unique<CallSiteGuards>();
     Slot->setMaxDepth(CallDepth);
-    for (const FunctionDecl *FD : userFunctions(Ctx))
-      if (FD->getBody())
-        Slot->collect(facts(FD, Ctx), Ctx);
+    // The calls are read only when the findings are emitted.
+    Slot->collectWith([this, &Ctx](CallSiteGuards &Sites) {
+      for (const FunctionDecl *FD : userFunctions(Ctx))
+        if (FD->getBody())
+          Sites.collect(facts(FD, Ctx), Ctx);
+    });
   }
   return *Slot;
 }

@@ -126,9 +126,20 @@ public:
   void defer(const FunctionDecl *FD, std::function<void()> Emit) {
     Pending.emplace_back(FD, std::move(Emit));
   }
+  /// How the calls are collected: run once, at the end of the translation
+  /// unit and only when a finding waits (by then every body's facts are
+  /// built: the collection walks nothing).
+  void collectWith(std::function<void(CallSiteGuards &)> Collector) {
+    Collect = std::move(Collector);
+  }
   /// Emits the deferred findings of the functions not called only under a
   /// guard, then forgets the calls and the findings (end of the TU).
   void emitPendingAndClear() {
+    if (Collect && !Pending.empty()) {
+      auto Collector = std::move(Collect);
+      Collect = nullptr;
+      Collector(*this);
+    }
     for (const auto &[FD, Emit] : Pending)
       if (!allCallsGuarded(FD))
         Emit();
@@ -137,10 +148,12 @@ public:
   void clear() {
     CallGraph::clear();
     Pending.clear();
+    Collect = nullptr;
   }
 
 private:
   std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Pending;
+  std::function<void(CallSiteGuards &)> Collect;
 };
 
 /// Cross-function history: a data member \p Field updated in \p FD (a method,

@@ -6,7 +6,6 @@
 #include "clang/AST/DeclFriend.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
-#include <mutex>
 
 namespace clang::tidy::torch_check {
 
@@ -100,28 +99,6 @@ void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
     if (const auto *Inner = dyn_cast<DeclContext>(D))
       forEachUserFunction(Inner, SM, Visit);
   }
-}
-
-const std::vector<const FunctionDecl *> &UserFunctionList::get(const TranslationUnitDecl &TU,
-                                                               const SourceManager &SM) {
-  if (For != &TU) {
-    Functions.clear();
-    forEachUserFunction(&TU, SM, [&](const FunctionDecl *FD) { Functions.push_back(FD); });
-    For = &TU;
-  }
-  return Functions;
-}
-
-std::shared_ptr<UserFunctionList> sharedUserFunctionList() {
-  static std::mutex Lock;
-  static std::weak_ptr<UserFunctionList> Current;
-  std::lock_guard<std::mutex> Guard(Lock);
-  std::shared_ptr<UserFunctionList> List = Current.lock();
-  if (!List) {
-    List = std::make_shared<UserFunctionList>();
-    Current = List;
-  }
-  return List;
 }
 
 } // namespace clang::tidy::torch_check

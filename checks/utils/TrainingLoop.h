@@ -188,7 +188,7 @@ private:
   std::unique_ptr<ParentMap> OwnPM;
   const ParentMap *PM = nullptr;
   llvm::SmallVector<TrainingEvent, 0> AllEvents; // (no inline storage: most bodies have none)
-  llvm::SmallVector<TrainingLoop, 2> Loops;
+  llvm::SmallVector<TrainingLoop, 0> Loops; // (no inline storage: most bodies have none)
   bool CallsOtherUnits = false;
   bool FollowsNoCall = false;
 };

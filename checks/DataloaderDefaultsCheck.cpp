@@ -55,6 +55,11 @@ void DataloaderDefaultsCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Body = FD ? FD->getBody() : nullptr;
   if (!Body)
     return;
+  // Facts another check built say whether the body calls make_data_loader;
+  // alone, the check walks the body itself rather than build them.
+  if (const FunctionFacts *Facts = core().factsIfBuilt(FD, *Result.Context);
+      Facts && !Facts->callsNamed("make_data_loader"))
+    return;
   DataLoaderCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   for (const CallExpr *Call : Collector.Calls) {

@@ -131,15 +131,15 @@ private:
 /// The names of the variables a body declares (its lambdas' included).
 class NameCollector : public RecursiveASTVisitor<NameCollector> {
 public:
-  explicit NameCollector(llvm::SmallVectorImpl<std::string> &Names) : Names(Names) {}
+  explicit NameCollector(llvm::SmallVectorImpl<StringRef> &Names) : Names(Names) {}
   bool VisitVarDecl(VarDecl *VD) {
     if (VD->getIdentifier())
-      Names.push_back(VD->getName().str());
+      Names.push_back(VD->getName()); // the identifier table's copy
     return true;
   }
 
 private:
-  llvm::SmallVectorImpl<std::string> &Names;
+  llvm::SmallVectorImpl<StringRef> &Names;
 };
 
 } // namespace
@@ -185,10 +185,10 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   BodyFacts Facts = bodyFacts(core().facts(FD, Ctx));
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
-    const ParentMap &PM = core().facts(FD, Ctx).parents();
-    GradGuardCache Guards(PM, Ctx);
+    // The facts' memoised guards (isGradDisabledAt).
+    const FunctionFacts &Guards = core().facts(FD, Ctx);
     for (const auto &Fwd : Facts.Forwards)
-      if (!Guards.isDisabledAt(Fwd.Call)) {
+      if (!Guards.isGuarded(Fwd.Call)) {
         S.Forward = Fwd.Call;
         break;
       }
@@ -204,7 +204,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
             break;
           }
           if (!S.Forward && FunctionSummary::reaches(Ext->UnguardedForward, Budget - 2) &&
-              !isGradDisabledAt(Call, PM, Ctx))
+              !Guards.isGuarded(Call))
             S.Forward = Call;
         }
         continue;
@@ -216,7 +216,7 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
         S.Trains = true; // a training step: its graph is wanted
         break;
       }
-      if (!S.Forward && Inner.Forward && !Guards.isDisabledAt(Call))
+      if (!S.Forward && Inner.Forward && !Guards.isGuarded(Call))
         S.Forward = Inner.Forward;
     }
     if (S.Trains)
@@ -369,8 +369,8 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
                                          SM->getExpansionLoc(compat::beginLoc(B)));
   };
-  GradGuardCache Guards(PM, Ctx);
-  auto Unguarded = [&](const CallExpr *Call) { return !Guards.isDisabledAt(Call); };
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  auto Unguarded = [&](const CallExpr *Call) { return !Shared.isGuarded(Call); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
 
   auto StartOfBodyFix = [&](Finding &F) {

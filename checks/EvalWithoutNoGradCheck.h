@@ -76,7 +76,7 @@ private:
   ASTContext *Unit = nullptr;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
   /// The names each function with a finding declares (guardDeclaration).
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 4>> DeclaredNames;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<StringRef, 8>> DeclaredNames;
   const SourceManager *SM = nullptr;
 };
 

@@ -35,13 +35,32 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
   return Words;
 }
 
+WordPattern::WordPattern(llvm::StringRef Pattern) : Regex(Pattern, llvm::Regex::IgnoreCase) {
+  llvm::StringRef Inner = Pattern;
+  if (!Inner.consume_front("^(") || !Inner.consume_back(")$") || Inner.empty())
+    return;
+  llvm::SmallVector<llvm::StringRef, 16> Words;
+  Inner.split(Words, '|');
+  for (llvm::StringRef Word : Words)
+    if (Word.empty() || !llvm::all_of(Word, [](char C) { return llvm::isAlnum(C) || C == '_'; }))
+      return;
+  for (llvm::StringRef Word : Words)
+    Literals.insert(Word.lower());
+}
+
+bool WordPattern::matchesWord(llvm::StringRef Word) const {
+  if (!Literals.empty())
+    return Literals.contains(Word.lower());
+  return Regex.match(Word);
+}
+
 bool WordPattern::matchesWordOf(llvm::StringRef Name) {
   // Remembered per word: names differ (evaluate_epoch, evaluate_batch), their
   // words repeat.
   for (const std::string &Word : identifierWords(Name)) {
     auto [It, New] = Memo.try_emplace(Word, false);
     if (New)
-      It->second = Regex.match(Word);
+      It->second = matchesWord(Word);
     if (It->second)
       return true;
   }

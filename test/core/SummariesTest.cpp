@@ -5,6 +5,7 @@
 // headers of test/checks/Inputs.
 
 #include "utils/AnalysisCore.h"
+#include "utils/NameParts.h"
 #include "utils/Summaries.h"
 
 #include "clang/AST/DeclTemplate.h"
@@ -278,3 +279,20 @@ void f(Acc &acc, int x, int y) { g(x, y); acc(x, y); }
 }
 
 } // namespace
+
+// The evaluation-name options: a list of whole words is answered without the
+// regular expression, with the same answers; any other pattern by it.
+TEST(Helpers, WordPatterns) {
+  WordPattern Words("^(eval|evaluate|test)$");
+  EXPECT_TRUE(Words.matchesWordOf("evaluate_epoch"));
+  EXPECT_TRUE(Words.matchesWordOf("runTest"));
+  EXPECT_TRUE(Words.matchesWordOf("EVAL"));
+  EXPECT_FALSE(Words.matchesWordOf("evaluation_set")); // a word, not a prefix
+  EXPECT_FALSE(Words.matchesWordOf("contest"));
+  EXPECT_FALSE(Words.matchesWordOf("train_1351"));
+  WordPattern Regex("^(val|test)[0-9]*$");
+  EXPECT_TRUE(Regex.matchesWordOf("run_test2"));
+  EXPECT_FALSE(Regex.matchesWordOf("train"));
+  std::string Error;
+  EXPECT_FALSE(WordPattern("^(eval").isValid(Error));
+}

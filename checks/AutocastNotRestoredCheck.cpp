@@ -20,7 +20,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral DefaultGuardType = "libtorch_tidy::amp::AutocastGuard";
 static constexpr llvm::StringLiteral DefaultGuardHeader = "<libtorch_tidy/amp.h>";
 

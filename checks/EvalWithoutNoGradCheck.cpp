@@ -31,7 +31,8 @@ OptionEnumMapping<torch_check::EvalWithoutNoGradCheck::GuardKind>::getEnumMappin
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
     "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"
     "predict|prediction)$";
@@ -182,11 +183,11 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   Helpers[Key] = HelperSummary{};
   HelperSummary S;
   S.NameSaysEval = nameSaysEval(FD);
-  BodyFacts Facts = bodyFacts(core().facts(FD, Ctx));
+  // The facts, and their memoised guards (isGradDisabledAt).
+  const FunctionFacts &Guards = core().facts(FD, Ctx);
+  BodyFacts Facts = bodyFacts(Guards);
   S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
   if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
-    // The facts' memoised guards (isGradDisabledAt).
-    const FunctionFacts &Guards = core().facts(FD, Ctx);
     for (const auto &Fwd : Facts.Forwards)
       if (!Guards.isGuarded(Fwd.Call)) {
         S.Forward = Fwd.Call;
@@ -258,15 +259,15 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     core().summaries(Ctx);
   // Nothing to judge without a forward pass or a call of the user's code
   // (the core's facts hold the calls the walk below would find).
-  if (const FunctionFacts &Shared = core().facts(FD, Ctx);
-      !Shared.has(Fact::Forward) && Shared.userFunctionCalls().empty())
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  if (!Shared.has(Fact::Forward) && Shared.userFunctionCalls().empty())
     return;
 
-  BodyFacts Facts = bodyFacts(core().facts(FD, Ctx));
+  BodyFacts Facts = bodyFacts(Shared);
   // Every finding needs one of: an eval() call (a), a name that says
   // evaluation (b), a TorchScript load (c), a lambda (a thread body).
   if (Facts.Evals.empty() && !Facts.HasLambda && !nameSaysEval(FD) &&
-      !core().facts(FD, Ctx).has(Fact::Load))
+      !Shared.has(Fact::Load))
     return;
 
   const FunctionDecl *Canonical = FD->getCanonicalDecl();
@@ -313,7 +314,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                                            SM->getExpansionLoc(compat::beginLoc(B.Call)));
     });
 
-  const ParentMap &PM = core().facts(FD, Ctx).parents();
+  const ParentMap &PM = Shared.parents();
 
   // Grad mode is thread-local: a forward pass in the body of a thread this
   // function starts is judged by the guards of that body alone.
@@ -369,7 +370,6 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
                                          SM->getExpansionLoc(compat::beginLoc(B)));
   };
-  const FunctionFacts &Shared = core().facts(FD, Ctx);
   auto Unguarded = [&](const CallExpr *Call) { return !Shared.isGuarded(Call); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
 
@@ -416,7 +416,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   // (c) A TorchScript module loaded here and never trained here.
   llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
-  if (Facts.Backwards.empty() && core().facts(FD, Ctx).has(Fact::Load))
+  if (Facts.Backwards.empty() && Shared.has(Fact::Load))
     JitLoadCollector(JitLoaded).TraverseStmt(const_cast<CompoundStmt *>(Body));
   if (!JitLoaded.empty()) {
     for (const auto &Fwd : Facts.Forwards) {

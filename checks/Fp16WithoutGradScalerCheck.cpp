@@ -17,7 +17,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral GradScalerSpelling = "libtorch_tidy::amp::GradScaler";
 static constexpr llvm::StringLiteral LossMessage =
     "backward on a loss computed in float16 without loss scaling: gradients smaller than float16 "

@@ -28,7 +28,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 
 namespace {
 
@@ -231,17 +232,14 @@ void LoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
   registerPerFunction(Finder);
 }
 
-llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD,
-                                                                std::unique_ptr<ParentMap> &Map) {
+llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD) {
   const Stmt *Body = FD->getBody();
   const SourceManager &SM = Unit->getSourceManager();
   LoadCollector Collector(SM);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  Map.reset();
   if (Collector.Calls.empty())
     return {};
-  Map = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
-  const ParentMap &PM = *Map;
+  const ParentMap &PM = core().facts(FD, *Unit).parents();
   llvm::DenseMap<const Stmt *, bool> Leaves;
 
   // Calls that run only sometimes in their loop (or their function): a chain
@@ -272,11 +270,10 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Deferred.push_back(FD);
     return;
   }
-  std::unique_ptr<ParentMap> Map;
-  llvm::SmallVector<const CallExpr *, 4> Loads = collect(FD, Map);
-  if (!Map)
+  llvm::SmallVector<const CallExpr *, 4> Loads = collect(FD);
+  if (Loads.empty())
     return;
-  const ParentMap &PM = *Map;
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
 
   for (const CallExpr *Load : Loads) {
     if (ConditionalCalls.contains(Load))
@@ -302,10 +299,8 @@ void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 
 void LoadInLoopCheck::onEndOfTranslationUnit() {
   if (!HelperLoads.empty())
-    for (const FunctionDecl *FD : Deferred) {
-      std::unique_ptr<ParentMap> Map;
-      collect(FD, Map);
-    }
+    for (const FunctionDecl *FD : Deferred)
+      collect(FD);
   for (const HelperLoad &H : HelperLoads) {
     // The core's call graph (built on first use).
     auto Chain = core().calls(*Unit).chainToLoop(H.Helper, CallDepth, [&](const CallGraph::Site &S) {

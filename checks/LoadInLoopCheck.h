@@ -5,9 +5,7 @@
 
 #include "utils/CallGraph.h"
 #include "utils/CoreCheck.h"
-#include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include <memory>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -32,10 +30,9 @@ public:
 
 private:
   /// Adds the calls of \p FD's body that run only under a condition to
-  /// ConditionalCalls; returns its loads, and in \p PM the body's parent map
-  /// (null when the body calls nothing that matters).
-  llvm::SmallVector<const CallExpr *, 4> collect(const FunctionDecl *FD,
-                                                 std::unique_ptr<ParentMap> &PM);
+  /// ConditionalCalls (on the core's parent map of the body); returns its
+  /// loads.
+  llvm::SmallVector<const CallExpr *, 4> collect(const FunctionDecl *FD);
 
   struct HelperLoad {
     const CallExpr *Load;

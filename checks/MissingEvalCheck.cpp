@@ -40,7 +40,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 // The same default as torch-eval-without-no-grad's EvalFunctionPattern.
 static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
     "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"

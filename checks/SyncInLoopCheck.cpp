@@ -16,7 +16,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-static constexpr llvm::StringLiteral FunctionId = "fn";
+// The function the core's pass binds (FunctionDispatch.h).
+static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   registerPerFunction(Finder);

@@ -18,9 +18,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 /// `acc += e`, `acc -= e`, `acc = acc + e`, `acc = e + acc`, `acc = acc - e`,
@@ -107,18 +104,9 @@ bool isModuleForward(const FunctionDecl *FD) {
 
 } // namespace
 
-void AccumulatedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
+void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   if (isModuleForward(FD))
     return;
-  ASTContext &Ctx = *Result.Context;
   checkLinkedMemberCalls(FD, Body, Ctx);
   AccumulationCollector Collector;
   // What the walk looks for: `+=`, `-=` or `=` on a tensor, add_ or sub_.
@@ -136,7 +124,7 @@ void AccumulatedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   HistoryFunctions &Functions = core().history(Ctx);
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();
 

@@ -20,8 +20,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral DefaultGuardType = "libtorch_tidy::amp::AutocastGuard";
 static constexpr llvm::StringLiteral DefaultGuardHeader = "<libtorch_tidy/amp.h>";
 
@@ -176,17 +174,10 @@ void AutocastNotRestoredCheck::registerPPCallbacks(const SourceManager &SM, Prep
     PP->addPPCallbacks(std::make_unique<HeaderIncludes>(SM, GuardHeader, IncludeGuardHeader));
 }
 
-void AutocastNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void AutocastNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || FD->isMain())
+void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  if (FD->isMain())
     return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LangOpts = getLangOpts();
   // Every switch is a call of a set_*enabled function (classifyAutocastSwitch).
   if (!core().facts(FD, Ctx).callsNamed(

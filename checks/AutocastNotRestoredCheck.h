@@ -25,8 +25,7 @@ public:
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) override;
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 
 private:
   const bool CheckExceptionSafety;

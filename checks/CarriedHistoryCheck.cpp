@@ -17,9 +17,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 /// The arguments of a forward pass (not the module it is called on).
@@ -136,22 +133,13 @@ bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
 
 } // namespace
 
-void CarriedHistoryCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void CarriedHistoryCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
+void CarriedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   // The core's facts: no forward pass, or no backward pass, in the body (its
   // lambdas included): nothing to find, and no history walk.
   if (!core().runsForwardAndBackward(FD, Ctx))
     return;
 
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();
 

@@ -12,9 +12,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 class DataLoaderCollector : public RecursiveASTVisitor<DataLoaderCollector> {
 public:
@@ -47,18 +44,10 @@ bool usesDefaultOptions(const CallExpr *Call) {
 }
 } // namespace
 
-void DataloaderDefaultsCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void DataloaderDefaultsCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
+void DataloaderDefaultsCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   // Facts another check built say whether the body calls make_data_loader;
   // alone, the check walks the body itself rather than build them.
-  if (const FunctionFacts *Facts = core().factsIfBuilt(FD, *Result.Context);
+  if (const FunctionFacts *Facts = core().factsIfBuilt(FD, Ctx);
       Facts && !Facts->callsNamed("make_data_loader"))
     return;
   DataLoaderCollector Collector;

@@ -15,23 +15,12 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void EmptyCacheInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void EmptyCacheInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  const FunctionFacts &Facts = core().facts(FD, *Result.Context);
+void EmptyCacheInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
   if (!Facts.has(Fact::EmptyCache))
     return;
   const ParentMap &PM = Facts.parents();
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
 
   for (const Fact *F : Facts.of(Fact::EmptyCache)) {
     const auto *Call = cast<CallExpr>(F->S);

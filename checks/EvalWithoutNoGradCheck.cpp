@@ -31,8 +31,6 @@ OptionEnumMapping<torch_check::EvalWithoutNoGradCheck::GuardKind>::getEnumMappin
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
     "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"
     "predict|prediction)$";
@@ -227,10 +225,6 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   return S;
 }
 
-void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) {
   const bool NoGrad = Guard == GuardKind::NoGradGuard;
   std::string Var = NoGrad ? "no_grad" : "guard";
@@ -246,13 +240,12 @@ std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) {
          ";";
 }
 
-void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(FD ? FD->getBody() : nullptr);
+void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *FunctionBody,
+                                               ASTContext &Ctx) {
+  const auto *Body = dyn_cast<CompoundStmt>(FunctionBody);
   if (!Body)
     return;
-  ASTContext &Ctx = *Result.Context;
-  SM = Result.SourceManager;
+  SM = &Ctx.getSourceManager();
   Unit = &Ctx;
 
   if (core().writesSummaries())

@@ -27,8 +27,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
   void onEndOfTranslationUnit() override;
 
   /// One finding waiting for the call sites of its function to be known.

@@ -17,8 +17,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 static constexpr llvm::StringLiteral GradScalerSpelling = "libtorch_tidy::amp::GradScaler";
 static constexpr llvm::StringLiteral LossMessage =
     "backward on a loss computed in float16 without loss scaling: gradients smaller than float16 "
@@ -174,17 +172,8 @@ void forwardObjects(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out
 
 } // namespace
 
-void Fp16WithoutGradScalerCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void Fp16WithoutGradScalerCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   // What the walk below looks for: an autocast dtype setter
   // (set_autocast_dtype, set_autocast_<device>_dtype) for the translation
   // unit's evidence; or a backward pass (isBackwardOrGradCall) with a float16

@@ -29,9 +29,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 class Collector : public RecursiveASTVisitor<Collector> {
@@ -516,21 +513,15 @@ llvm::StringRef describe(const Escape &E) {
 
 } // namespace
 
-void FromBlobLifetimeCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void FromBlobLifetimeCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || !core().facts(FD, *Result.Context).callsNamed("from_blob"))
+void FromBlobLifetimeCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  if (!core().facts(FD, Ctx).callsNamed("from_blob"))
     return;
   Collector C;
   C.TraverseStmt(const_cast<Stmt *>(Body));
   if (C.FromBlobs.empty())
     return;
   ParentMap PM(const_cast<Stmt *>(Body));
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
 
   for (const CallExpr *Call : C.FromBlobs) {
     if (Call->getNumArgs() == 0 || fromBlobHasDeleter(Call))

@@ -18,9 +18,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 ModeCall classifyGradMode(const CallExpr *Call, const ASTContext &Ctx) {
@@ -88,17 +85,10 @@ void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
 }
 
-void GradModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void GradModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || FD->isMain())
+void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  if (FD->isMain())
     return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   if (!core().facts(FD, Ctx).callsNamed("set_enabled"))
     return;
   DisableCollector Collector(Ctx);

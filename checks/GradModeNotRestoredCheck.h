@@ -20,8 +20,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 
 private:
   const bool CheckExceptionSafety;

@@ -17,9 +17,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 /// A container of tensors: a class template specialisation (std::vector,
@@ -161,16 +158,7 @@ bool emptiedByAMethod(const FieldDecl *Field, const FunctionDecl *Except) {
 
 } // namespace
 
-void HistoryInContainerCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
+void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   // What the walk below looks for: a call of an inserting member, or an
   // assignment to an element (`c[k] = e`, `c.at(k) = e`).
   const FunctionFacts &Facts = core().facts(FD, Ctx);
@@ -186,7 +174,7 @@ void HistoryInContainerCheck::check(const MatchFinder::MatchResult &Result) {
   if (Collector.Found.empty())
     return;
 
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   HistoryFunctions &Functions = core().history(Ctx);
   const HistoryAnalysis &History = core().historyOf(FD, Ctx);
   const ParentMap &PM = History.parentMap();

@@ -29,9 +29,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 class HookCollector : public RecursiveASTVisitor<HookCollector> {
 public:
@@ -117,21 +114,15 @@ const Stmt *elementLoop(const Expr *Obj, const Stmt *Loop, const ParentMap &PM, 
 }
 } // namespace
 
-void HookInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void HookInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || !core().facts(FD, *Result.Context).callsNamed("register_hook"))
+void HookInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  if (!core().facts(FD, Ctx).callsNamed("register_hook"))
     return;
   HookCollector Collector;
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
   if (Collector.Registers.empty())
     return;
   ParentMap PM(const_cast<Stmt *>(Body));
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
 
   for (const CXXMemberCallExpr *Call : Collector.Registers) {
     const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);

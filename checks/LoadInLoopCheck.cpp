@@ -28,9 +28,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 /// A load of a model, optimizer or checkpoint; the path argument.
@@ -228,10 +225,6 @@ void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, CallDepthOption, CallDepth);
 }
 
-void LoadInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD) {
   const Stmt *Body = FD->getBody();
   const SourceManager &SM = Unit->getSourceManager();
@@ -254,13 +247,8 @@ llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDe
   return std::move(Collector.Loads);
 }
 
-void LoadInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+void LoadInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   Unit = &Ctx;
   // A body that calls nothing named like a load (torch::jit::load,
   // torch::load, InputArchive::load_from) has no load of its own; the

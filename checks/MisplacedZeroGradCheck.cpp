@@ -15,13 +15,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void MisplacedZeroGradCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 /// The nearest backward/step/other event, skipping other zeroing calls.
 static const TrainingEvent *nearest(llvm::ArrayRef<const TrainingEvent *> Events) {
   for (const TrainingEvent *E : Events)
@@ -121,13 +114,9 @@ static const Expr *through(const Expr *E) {
   }
 }
 
-void MisplacedZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
+void MisplacedZeroGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const TrainingLoopAnalysis &Analysis =
-      core().trainingLoops(FD, *Result.Context, CallDepth);
+      core().trainingLoops(FD, Ctx, CallDepth);
   if (!Analysis.hasParents())
     return;
   const ParentMap &PM = Analysis.parents();

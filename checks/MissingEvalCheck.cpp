@@ -40,8 +40,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
 // The same default as torch-eval-without-no-grad's EvalFunctionPattern.
 static constexpr llvm::StringLiteral DefaultEvalFunctionPattern =
     "^(eval|evaluate|evaluation|valid|validate|validation|test|testing|infer|inference|"
@@ -243,17 +241,12 @@ void MissingEvalCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, CallDepthOption, CallDepth);
 }
 
-void MissingEvalCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void MissingEvalCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(FD ? FD->getBody() : nullptr);
+void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *FunctionBody,
+                                         ASTContext &Ctx) {
+  const auto *Body = dyn_cast<CompoundStmt>(FunctionBody);
   if (!Body)
     return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+  const SourceManager &SM = Ctx.getSourceManager();
   Unit = &Ctx;
   // The forward passes, eval()/train(false) calls and training of the body
   // are the core's facts (one walk per function, shared with other checks).

@@ -14,13 +14,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void MissingZeroGradCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 /// Every name in \p E is declared before \p Before and \p E has no calls but
 /// `->`, `*` and `[]` operators: it can be spelled again at \p Before.
 static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceManager &SM) {
@@ -51,14 +44,10 @@ static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceMana
   return true;
 }
 
-void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  const SourceManager &SM = *Result.SourceManager;
+void MissingZeroGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   const TrainingLoopAnalysis &Analysis =
-      core().trainingLoops(FD, *Result.Context, CallDepth, /*Linked=*/true);
+      core().trainingLoops(FD, Ctx, CallDepth, /*Linked=*/true);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     if (!Loop.hasEvent(TrainingEvent::Backward) || Loop.zeroesGradients() ||
@@ -120,7 +109,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
         }
         llvm::StringRef Prefix = Lexer::getSourceText(
             CharSourceRange::getCharRange(compat::beginLoc(ME), ME->getMemberLoc()), SM,
-            Result.Context->getLangOpts());
+            Ctx.getLangOpts());
         std::string Spelled;
         for (char C : Prefix)
           if (!std::isspace(static_cast<unsigned char>(C)))

@@ -15,9 +15,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 class DeviceMoveCollector : public RecursiveASTVisitor<DeviceMoveCollector> {
 public:
@@ -85,14 +82,8 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
 }
 } // namespace
 
-void ModuleToDeviceInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body || !core().facts(FD, *Result.Context).callsNamed([](StringRef N) {
+void ModuleToDeviceInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) {
         return N == "to" || N == "cuda" || N == "cpu";
       }))
     return;
@@ -106,11 +97,11 @@ void ModuleToDeviceInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *Loop = enclosingLoop(Call, PM, Body);
     if (!Loop)
       continue;
-    const ValueDecl *Object = invariantObject(Call->getImplicitObjectArgument(), Loop, *Result.SourceManager);
+    const ValueDecl *Object = invariantObject(Call->getImplicitObjectArgument(), Loop, Ctx.getSourceManager());
     // The target changes between iterations (one device after another): a
     // deliberate move each time.
     if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-          return variesInLoop(Arg, Loop, *Result.SourceManager);
+          return variesInLoop(Arg, Loop, Ctx.getSourceManager());
         }))
       continue;
     if (!Object)

@@ -16,13 +16,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void OptimizerInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 namespace {
 
 /// Constructions of optimizers: `torch::optim::Adam opt(...)`,
@@ -170,15 +163,11 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
   return false;
 }
 
-void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
+void OptimizerInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const TrainingLoopAnalysis &Analysis =
-      core().trainingLoops(FD, *Result.Context, 0);
+      core().trainingLoops(FD, Ctx, 0);
   // The walk below finds the constructions the core's facts note.
-  if (Analysis.empty() || !core().facts(FD, *Result.Context).constructsOptimizer())
+  if (Analysis.empty() || !core().facts(FD, Ctx).constructsOptimizer())
     return;
   const ParentMap &PM = Analysis.parents();
 
@@ -204,7 +193,7 @@ void OptimizerInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Step)
       continue;
     const TrainingLoop *Training = Analysis.trainingLoopOf(Step->Call);
-    if (!Training || buildsItsModelInLoop(Construction, Loop, PM, *Result.Context))
+    if (!Training || buildsItsModelInLoop(Construction, Loop, PM, Ctx))
       continue;
     bool PerEpoch = Training->Loop != Loop;
     diag(compat::beginLoc(Construction),

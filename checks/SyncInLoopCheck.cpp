@@ -16,13 +16,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 namespace {
 
 enum class SyncKind { None, Item, Cpu, ToCpu, Synchronize };
@@ -204,13 +197,9 @@ private:
 
 } // namespace
 
-void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
+void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const TrainingLoopAnalysis &Analysis =
-      core().trainingLoops(FD, *Result.Context, 0);
+      core().trainingLoops(FD, Ctx, 0);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {
     llvm::SmallVector<const CallExpr *, 4> Syncs;

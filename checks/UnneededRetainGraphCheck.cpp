@@ -20,9 +20,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
 namespace {
 
 /// The positions of the arguments of a backward call.
@@ -436,20 +433,11 @@ bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown
 
 } // namespace
 
-void UnneededRetainGraphCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
-void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  const ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   // Every finding is about a backward pass (isBackwardOrGradCall, the core's
   // Backward and Grad facts) that writes retain_graph=true.
-  const FunctionFacts &Shared = core().facts(FD, *Result.Context);
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
   if (!llvm::any_of(Shared.all(), [&](const Fact &Backward) {
         if (Backward.K != Fact::Backward && Backward.K != Fact::Grad)
           return false;
@@ -466,7 +454,7 @@ void UnneededRetainGraphCheck::check(const MatchFinder::MatchResult &Result) {
   FactCollector(F, SM).TraverseStmt(const_cast<Stmt *>(Body));
   if (F.Backwards.empty())
     return;
-  const ParentMap &PM = core().facts(FD, *Result.Context).parents();
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),

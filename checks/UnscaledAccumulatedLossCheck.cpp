@@ -15,13 +15,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
 
-// The function the core's pass binds (FunctionDispatch.h).
-static constexpr llvm::StringLiteral FunctionId = FunctionDispatch::FunctionId;
-
-void UnscaledAccumulatedLossCheck::registerMatchers(MatchFinder *Finder) {
-  registerPerFunction(Finder);
-}
-
 namespace {
 
 /// Decides whether a loss is divided by the accumulation period K.
@@ -222,13 +215,8 @@ static bool visibleAt(const Expr *E, SourceLocation Loc, const ASTContext &Ctx) 
   return true;
 }
 
-void UnscaledAccumulatedLossCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
-  if (!Body)
-    return;
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
+void UnscaledAccumulatedLossCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   const TrainingLoopAnalysis &Analysis = core().trainingLoops(FD, Ctx, 0);
 
   for (const TrainingLoop &Loop : Analysis.loops()) {

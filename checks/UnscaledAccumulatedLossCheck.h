@@ -19,8 +19,7 @@ public:
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 };
 
 } // namespace clang::tidy::torch_check

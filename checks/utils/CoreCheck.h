@@ -44,17 +44,25 @@ public:
   static constexpr llvm::StringLiteral SummariesOption = "TorchSummaries";
   static constexpr llvm::StringLiteral SummariesOutputOption = "TorchSummariesOutput";
 
-protected:
-  AnalysisCore &core() const { return *Core; }
-  /// The top-level matcher of a check on the core: check() is called once
-  /// per user function, bound as FunctionDispatch::FunctionId ("fn"), by the
-  /// core's one pass over the functions (FunctionDispatch.h); the matcher on
-  /// the translation unit itself only brings the check's start and end of the
-  /// translation unit (check() then sees no function).
-  void registerPerFunction(ast_matchers::MatchFinder *Finder) {
+  /// The matchers of every check on the core: one on the translation unit,
+  /// which brings the check's onStartOfTranslationUnit and
+  /// onEndOfTranslationUnit, and the check's place in the core's one pass
+  /// over the user's functions (FunctionDispatch.h), which calls
+  /// checkFunction.
+  void registerMatchers(ast_matchers::MatchFinder *Finder) final {
     Finder->addMatcher(ast_matchers::translationUnitDecl(), this);
     Core->dispatch().enroll(Finder, this);
   }
+  /// The translation unit's match: nothing to do but start and end it.
+  void check(const ast_matchers::MatchFinder::MatchResult &) final {}
+  /// What a check finds in one user function \p FD (a definition in the
+  /// main file or a user header, not LibTorch's, not a system header's) with
+  /// its \p Body, called once per function and translation unit by the
+  /// core's pass, every check in turn.
+  virtual void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) = 0;
+
+protected:
+  AnalysisCore &core() const { return *Core; }
   /// AnalysisCore::endTranslationUnit: \p Summarises is true for the check
   /// that builds the summaries when they are to be written
   /// (torch-eval-without-no-grad).

@@ -4,6 +4,8 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
+#include "utils/DefUse.h"
+#include "utils/ExecutionOrder.h"
 #include "utils/History.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
@@ -97,45 +99,6 @@ bool isEmptyValue(const Expr *Arg) {
 /// Tensors and values that may hold them.
 bool isTensorish(QualType T) { return mayHoldTensor(T); }
 
-/// What the function body tells about its variables and calls.
-struct Facts {
-  llvm::SmallVector<const CallExpr *, 4> Backwards;
-  /// Expressions a variable's value comes from: its initialiser, the right
-  /// sides of assignments to it, the arguments of in-place calls on it.
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Sources;
-  /// Variables assigned or modified in place after their declaration.
-  llvm::SmallPtrSet<const VarDecl *, 8> Modified;
-  /// Plain whole assignments `v = expr` to a variable: the assignment and its
-  /// right side.
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2>>
-      Assignments;
-  /// Variables modified in any other way (compound assignment, in place,
-  /// std::tie, through a non-const reference, ++/--).
-  llvm::SmallPtrSet<const VarDecl *, 8> OtherwiseModified;
-  /// Where each variable is modified after its declaration (assignments,
-  /// in-place calls, insertions, calls taking it by non-const reference).
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Stmt *, 2>> ModSites;
-  /// Variables handed by non-const reference to a call: what the callee
-  /// stores in them is unknown.
-  llvm::SmallPtrSet<const VarDecl *, 8> OpaquelyModified;
-  /// Range-for loop variables and the range they iterate.
-  llvm::DenseMap<const VarDecl *, const Expr *> RangeOf;
-  /// Calls of functions written by the user (not LibTorch, not system headers).
-  llvm::SmallVector<const CallExpr *, 8> UserCalls;
-};
-
-const VarDecl *referencedVar(const Expr *E) {
-  if (!E)
-    return nullptr;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *BD = dyn_cast<BindingDecl>(DRE->getDecl()))
-      return dyn_cast_or_null<VarDecl>(BD->getDecomposedDecl());
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  }
-  return nullptr;
-}
-
 /// True when \p S runs on every pass through \p LoopBody: only blocks (no
 /// branch, loop, lambda or short-circuit) lie between them.
 bool runsEveryIteration(const Stmt *S, const Stmt *LoopBody, const ParentMap &PM) {
@@ -162,118 +125,6 @@ bool isRuntimeCompanionCall(const CallExpr *Call) {
   return false;
 }
 
-class FactCollector : public RecursiveASTVisitor<FactCollector> {
-public:
-  FactCollector(Facts &F, const SourceManager &SM) : F(F), SM(SM) {}
-
-  bool VisitVarDecl(VarDecl *VD) {
-    if (const Expr *Init = VD->getInit())
-      F.Sources[VD].push_back(Init);
-    return true;
-  }
-  bool VisitCXXForRangeStmt(CXXForRangeStmt *RF) {
-    if (const VarDecl *VD = RF->getLoopVariable())
-      F.RangeOf[VD] = RF->getRangeInit();
-    return true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp())
-      noteModified(BO, BO->getLHS(), BO->getRHS(), BO->getOpcode() == BO_Assign ? BO : nullptr);
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *UO) {
-    if (UO->isIncrementDecrementOp())
-      noteModified(UO, UO->getSubExpr(), nullptr);
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isBackwardOrGradCall(Call))
-      F.Backwards.push_back(Call);
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      noteModified(Op, Op->getArg(0), Op->getArg(1),
-                   Op->getOperator() == OO_Equal ? Op : nullptr);
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-      if (const CXXMethodDecl *MD = MC->getMethodDecl()) {
-        const Expr *Object = MC->getImplicitObjectArgument();
-        // In-place tensor methods (`t.add_(x)`), and non-const methods of a
-        // container of tensors (`parts.push_back(loss)`): the arguments become
-        // part of the object's value.
-        const bool InPlace = MD->getIdentifier() && MD->getName().ends_with("_");
-        const bool ContainerUpdate = !MD->isConst() && !isTensorType(Object->getType()) &&
-                                     isTensorish(Object->getType()) && referencedVar(Object);
-        if (InPlace || ContainerUpdate) {
-          for (const Expr *Arg : Call->arguments())
-            noteModified(MC, Object, Arg);
-          if (ContainerUpdate && Call->getNumArgs() == 0)
-            noteModified(MC, Object, nullptr);
-        }
-      }
-    if (const FunctionDecl *Callee = Call->getDirectCallee()) {
-      if (!SM.isInSystemHeader(Callee->getLocation()) && !isInLibraryNamespace(Callee))
-        F.UserCalls.push_back(Call);
-      // A tensor passed by non-const reference may be reassigned by the callee
-      // (not a forward pass, nor a forwarding reference of a template).
-      const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
-      const bool Forwards =
-          isForwardCall(Call) ||
-          (Pattern && llvm::any_of(Pattern->parameters(), [](const ParmVarDecl *P) {
-             return P->isParameterPack() || P->getType()->isRValueReferenceType();
-           }));
-      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
-      for (unsigned I = Offset;
-           !Forwards && I < Call->getNumArgs() && I - Offset < Callee->getNumParams(); ++I) {
-        QualType T = Callee->getParamDecl(I - Offset)->getType();
-        if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified())
-          if (const VarDecl *VD = referencedVar(Call->getArg(I))) {
-            F.Modified.insert(VD);
-            F.OtherwiseModified.insert(VD);
-            F.OpaquelyModified.insert(VD);
-            F.ModSites[VD].push_back(Call);
-          }
-      }
-    }
-    return true;
-  }
-
-private:
-  /// Every variable named in \p Target (a variable, std::tie(a, b), obj.member)
-  /// may get its value from \p Source.
-  /// \p PlainAssignment is the `v = expr` expression when this is one.
-  void noteModified(const Stmt *Site, const Expr *Target, const Expr *Source,
-                    const Expr *PlainAssignment = nullptr) {
-    llvm::SmallVector<const VarDecl *, 4> Targets;
-    const VarDecl *Whole = referencedVar(Target);
-    if (Whole)
-      Targets.push_back(Whole);
-    else
-      collectVars(Target, Targets);
-    for (const VarDecl *VD : Targets) {
-      F.Modified.insert(VD);
-      F.ModSites[VD].push_back(Site);
-      if (Source)
-        F.Sources[VD].push_back(Source);
-      if (VD == Whole && PlainAssignment && Source)
-        F.Assignments[VD].push_back({PlainAssignment, Source});
-      else
-        F.OtherwiseModified.insert(VD);
-    }
-  }
-  static void collectVars(const Stmt *S, llvm::SmallVectorImpl<const VarDecl *> &Out) {
-    if (!S)
-      return;
-    if (const auto *E = dyn_cast<Expr>(S))
-      if (const VarDecl *VD = referencedVar(E)) {
-        Out.push_back(VD);
-        return;
-      }
-    for (const Stmt *Child : S->children())
-      collectVars(Child, Out);
-  }
-  Facts &F;
-  const SourceManager &SM;
-};
-
 /// Collects the variables an expression reads and whether it reads something
 /// whose graph may come from outside the current iteration.
 class ClosureWalker : public RecursiveASTVisitor<ClosureWalker> {
@@ -283,7 +134,8 @@ public:
   bool CallsForward = false;
   bool CallsUser = false;
   bool CallsOtherUserCode = false; ///< a call of the user's code that is not a forward pass
-  const Facts *F = nullptr;
+  /// The calls of the user's functions in the body (the core's facts).
+  const llvm::SmallPtrSetImpl<const CallExpr *> *UserCalls = nullptr;
 
   /// `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
   /// conversions: what they read carries no graph into the result. Backward
@@ -296,7 +148,7 @@ public:
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const VarDecl *VD = referencedVar(DRE))
+    if (const VarDecl *VD = DefUse::variableNamed(DRE))
       Vars.push_back(VD);
     return true;
   }
@@ -333,7 +185,7 @@ public:
       if (isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
           isTensorish(Call->getType()))
         ReadsThisTensor = true;
-    if (F && llvm::is_contained(F->UserCalls, Call)) {
+    if (UserCalls && UserCalls->contains(Call)) {
       CallsUser = true;
       CallsOtherUserCode |= !isForwardCall(Call);
     }
@@ -450,15 +302,29 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
       }))
     return;
 
-  Facts F;
-  FactCollector(F, SM).TraverseStmt(const_cast<Stmt *>(Body));
-  if (F.Backwards.empty())
-    return;
-  const ParentMap &PM = core().facts(FD, Ctx).parents();
+  // The body's backward passes, calls of the user's code, and where its
+  // variables get their values: the core's facts (DefUse.h); order from the
+  // body's CFG (ExecutionOrder.h).
+  llvm::SmallVector<const CallExpr *, 4> Backwards;
+  for (const Fact &Backward : Shared.all())
+    if (Backward.K == Fact::Backward || Backward.K == Fact::Grad)
+      Backwards.push_back(cast<CallExpr>(Backward.S));
+  llvm::SmallVector<const CallExpr *, 8> UserCalls;
+  for (const auto &[Call, Callee] : Shared.userFunctionCalls())
+    UserCalls.push_back(Call);
+  const llvm::SmallPtrSet<const CallExpr *, 8> UserCallSet(UserCalls.begin(), UserCalls.end());
+  const DefUse &F = Shared.defUse();
+  const ParentMap &PM = Shared.parents();
+  const ExecutionOrder &Order = Shared.order();
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
                                         SM.getExpansionLoc(compat::beginLoc(B)));
+  };
+  /// Both statements have a place in the CFG (not in a lambda): order
+  /// questions about them go to the CFG; others fall back to source order.
+  auto Placed = [&](const Stmt *A, const Stmt *B) {
+    return Order.valid() && Order.isPlaced(A) && Order.isPlaced(B);
   };
   auto Within = [&](SourceLocation Loc, const Stmt *Scope) {
     Loc = SM.getExpansionLoc(Loc);
@@ -490,7 +356,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     while (!Work.empty() && !C.Outside) {
       const Expr *E = Work.pop_back_val();
       ClosureWalker W;
-      W.F = &F;
+      W.UserCalls = &UserCallSet;
       W.TraverseStmt(const_cast<Expr *>(E));
       if (W.ReadsThisTensor) {
         C.Outside = true;
@@ -502,7 +368,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
       for (const VarDecl *VD : W.Vars) {
         if (!Seen.insert(VD).second)
           continue;
-        if (!isTensorish(VD->getType()) && !F.RangeOf.count(VD))
+        if (!isTensorish(VD->getType()) && !F.isRangeVariable(VD))
           continue;
         C.Tensors.insert(VD);
         const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
@@ -513,14 +379,13 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
             Loop ? Within(VD->getLocation(), loopBody(Loop)) || (RF && RF->getLoopVariable() == VD)
                  : Within(VD->getLocation(), Scope);
         if (Local && PerIteration) {
-          if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
-            if (It->second)
-              Work.push_back(It->second);
+          if (F.isRangeVariable(VD)) {
+            if (const Expr *Range = F.rangeOf(VD))
+              Work.push_back(Range);
             continue;
           }
-          if (auto It = F.Sources.find(VD); It != F.Sources.end())
-            for (const Expr *Src : It->second)
-              Work.push_back(Src);
+          for (const Expr *Src : F.sources(VD))
+            Work.push_back(Src);
           continue;
         }
         // Declared outside the loop but reassigned as a whole on every
@@ -528,39 +393,65 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
         // (`loss = loss_fn(model(x), y);`, `loss = torch::zeros({});` then
         // `loss += part;`): the graph is this iteration's. Every other
         // modification inside the loop comes after that assignment.
-        if (Local && Loop && !F.OpaquelyModified.contains(VD) && !F.RangeOf.count(VD)) {
-          const Expr *First = nullptr;
-          for (const auto &[Assign, Rhs] : F.Assignments.lookup(VD)) {
-            if (!Within(compat::beginLoc(Assign), loopBody(Loop)) || !Before(Assign, At) ||
-                !runsEveryIteration(Assign, loopBody(Loop), PM))
-              continue;
+        if (Local && Loop && !F.isOpaquelyModified(VD) && !F.isRangeVariable(VD)) {
+          // An assignment that runs on every iteration before the backward
+          // pass: from the CFG, one that dominates it (every path to the
+          // backward pass, this iteration's included, runs it first) and
+          // every other modification of the variable in the loop; in a
+          // lambda, the first in source order that no branch skips and
+          // that no modification in the loop precedes.
+          auto ReadsItself = [&](const Expr *Rhs) {
             ClosureWalker Reads;
-            Reads.F = &F;
+            Reads.UserCalls = &UserCallSet;
             Reads.TraverseStmt(const_cast<Expr *>(Rhs));
-            if (llvm::is_contained(Reads.Vars, VD) || Reads.ReadsThisTensor)
-              continue;
-            if (!First || Before(Assign, First))
-              First = Assign;
+            return llvm::is_contained(Reads.Vars, VD) || Reads.ReadsThisTensor;
+          };
+          const Expr *First = nullptr;
+          bool Ordered = false;
+          if (Placed(At, At)) {
+            for (const auto &[Assign, Rhs] : F.assignments(VD)) {
+              if (!Within(compat::beginLoc(Assign), loopBody(Loop)) ||
+                  !Order.dominates(Assign, At) || ReadsItself(Rhs))
+                continue;
+              if (llvm::all_of(F.modificationSites(VD), [&](const Stmt *Site) {
+                    return Site == Assign || !Within(compat::beginLoc(Site), Loop) ||
+                           Order.dominates(Assign, Site);
+                  })) {
+                First = Assign;
+                Ordered = true;
+                break;
+              }
+            }
+          } else {
+            for (const auto &[Assign, Rhs] : F.assignments(VD)) {
+              if (!Within(compat::beginLoc(Assign), loopBody(Loop)) || !Before(Assign, At) ||
+                  !runsEveryIteration(Assign, loopBody(Loop), PM) || ReadsItself(Rhs))
+                continue;
+              if (!First || Before(Assign, First))
+                First = Assign;
+            }
+            Ordered = First && llvm::all_of(F.modificationSites(VD), [&](const Stmt *Site) {
+                        return !Within(compat::beginLoc(Site), Loop) || !Before(Site, First);
+                      });
           }
-          const bool Ordered =
-              First && llvm::all_of(F.ModSites.lookup(VD), [&](const Stmt *Site) {
-                return !Within(compat::beginLoc(Site), Loop) || !Before(Site, First);
-              });
           if (Ordered) {
-            for (const Expr *Src : F.Sources.lookup(VD))
-              if (Within(compat::beginLoc(Src), Loop) && !Before(Src, First))
+            // The values the variable gets from that assignment on (every
+            // other modification in the loop comes after it).
+            for (const Expr *Src : F.sources(VD))
+              if (Within(compat::beginLoc(Src), Loop) &&
+                  (Placed(First, First) || !Before(Src, First)))
                 Work.push_back(Src);
             continue;
           }
         }
         // Declared outside: only a tensor made fresh by a factory and never
         // modified carries no graph of its own.
-        if (!Local || F.Modified.contains(VD) || F.RangeOf.count(VD) || !VD->getInit()) {
+        if (!Local || F.isModified(VD) || F.isRangeVariable(VD) || !VD->getInit()) {
           C.Outside = true;
           break;
         }
         ClosureWalker Init;
-        Init.F = &F;
+        Init.UserCalls = &UserCallSet;
         Init.TraverseStmt(const_cast<Expr *>(VD->getInit()));
         if (Init.ReadsThisTensor || Init.CallsForward || Init.CallsUser ||
             llvm::any_of(Init.Vars, [](const VarDecl *V) { return isTensorish(V->getType()); })) {
@@ -582,24 +473,25 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
       return It->second;
     GraphFreeMemo[VD] = false; // cycles: not known to be free
     bool Free = false;
-    if (auto It = F.RangeOf.find(VD); It != F.RangeOf.end()) {
+    if (F.isRangeVariable(VD)) {
       // A batch of a LibTorch DataLoader; not the element of a container of
       // the user's, which may hold anything.
+      const Expr *RangeInit = F.rangeOf(VD);
       const CXXRecordDecl *Range =
-          It->second ? classOf(It->second->getType(), /*LookThroughPointers=*/true) : nullptr;
+          RangeInit ? classOf(RangeInit->getType(), /*LookThroughPointers=*/true) : nullptr;
       Free = Range && isInLibraryNamespace(Range) && !isTensorType(VD->getType()) &&
-             !isTensorish(It->second->getType());
+             !isTensorish(RangeInit->getType());
     }
     else if (VD->isLocalVarDecl() && !VD->isStaticLocal() &&
-             !F.OpaquelyModified.contains(VD)) {
+             !F.isOpaquelyModified(VD)) {
       Free = true;
-      for (const Expr *Src : F.Sources.lookup(VD)) {
+      for (const Expr *Src : F.sources(VD)) {
         ClosureWalker W;
-        W.F = &F;
+        W.UserCalls = &UserCallSet;
         W.TraverseStmt(const_cast<Expr *>(Src));
         if (W.ReadsThisTensor || W.CallsForward || W.CallsUser ||
             llvm::any_of(W.Vars, [&](const VarDecl *V) {
-              return (isTensorish(V->getType()) || F.RangeOf.count(V)) && !GraphFree(V);
+              return (isTensorish(V->getType()) || F.isRangeVariable(V)) && !GraphFree(V);
             })) {
           Free = false;
           break;
@@ -616,7 +508,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     return Call->getNumArgs() >= 1 ? Call->getArg(0) : nullptr;
   };
 
-  for (const CallExpr *Call : F.Backwards) {
+  for (const CallExpr *Call : Backwards) {
     BackwardShape Shape = backwardShape(Call);
     if (!Shape.Root)
       continue;
@@ -646,13 +538,20 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     // when the discriminator's loss read `fake.detach()`) cannot.
     const bool CallInLambda = InLambda(Call);
     bool OtherBackward = false;
-    for (const CallExpr *Other : F.Backwards) {
+    for (const CallExpr *Other : Backwards) {
       if (Other == Call)
         continue;
-      bool Relevant = CallInLambda || InLambda(Other) || Before(Call, Other);
-      for (const Stmt *L = enclosingLoop(Call, PM, Body); L && !Relevant;
-           L = enclosingLoop(L, PM, Body))
-        Relevant = isDescendant(Other, L, PM);
+      // One that may run after it, from the CFG: a backward pass in another
+      // branch of an `if` or after a `return` cannot.
+      bool Relevant = CallInLambda || InLambda(Other);
+      if (!Relevant && Placed(Call, Other))
+        Relevant = Order.mayRunAfter(Other, Call);
+      else if (!Relevant) {
+        Relevant = Before(Call, Other);
+        for (const Stmt *L = enclosingLoop(Call, PM, Body); L && !Relevant;
+             L = enclosingLoop(L, PM, Body))
+          Relevant = isDescendant(Other, L, PM);
+      }
       if (!Relevant)
         continue;
       const Expr *OtherRoot = RootOf(Other);
@@ -686,8 +585,9 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     // A later call of the user's code that gets one of these tensors may run a
     // backward pass of its own.
     bool HandedOn = false;
-    for (const CallExpr *User : F.UserCalls) {
-      if (User == Call || !Before(Call, User) || isRuntimeCompanionCall(User))
+    for (const CallExpr *User : UserCalls) {
+      if (User == Call || !Before(Call, User) || isRuntimeCompanionCall(User) ||
+          (Placed(Call, User) && !Order.mayRunAfter(User, Call)))
         continue;
       ClosureWalker Args;
       for (const Expr *Arg : User->arguments())

@@ -378,6 +378,12 @@ const ExecutionOrder &FunctionFacts::order() const {
   return *Order;
 }
 
+const DefUse &FunctionFacts::defUse() const {
+  if (!Defs)
+    Defs = std::make_unique<DefUse>(Body);
+  return *Defs;
+}
+
 bool FunctionFacts::isGuarded(const Stmt *S) const {
   if (!Guards)
     Guards = std::make_unique<GradGuardCache>(parents(), Ctx);

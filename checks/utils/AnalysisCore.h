@@ -26,7 +26,8 @@
 //   - The body's parent map is built once (FunctionFacts::parents) and
 //     shared by the training-loop and history analyses and the checks.
 //   - Execution order inside the body comes from its CFG (ExecutionOrder.h),
-//     built on first use and kept with the facts.
+//     built on first use and kept with the facts; so do the body's
+//     definitions and modifications per variable (DefUse.h).
 //   - The training loops of a body (TrainingLoop.h: events, loops, their
 //     parent map) are analysed once per function and call depth and shared
 //     by the checks that ask (trainingLoops).
@@ -65,6 +66,7 @@
 #define LIBTORCH_TIDY_CHECKS_UTILS_ANALYSISCORE_H
 
 #include "CallGraph.h"
+#include "DefUse.h"
 #include "ExecutionOrder.h"
 #include "GradGuards.h"
 #include "History.h"
@@ -190,6 +192,9 @@ public:
   const ParentMap &parents() const;
   /// The execution order of the body (its CFG, built on first use).
   const ExecutionOrder &order() const;
+  /// Where the body's variables get their values (DefUse.h, built on first
+  /// use).
+  const DefUse &defUse() const;
   /// True when autograd is (or may be) off where \p S runs
   /// (isGradDisabledAt; memoised).
   bool isGuarded(const Stmt *S) const;
@@ -206,6 +211,7 @@ private:
   BodyShape Shape;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
+  mutable std::unique_ptr<DefUse> Defs;
   mutable std::unique_ptr<GradGuardCache> Guards;
 };
 

@@ -553,3 +553,69 @@ void shared_buffer_element(Layer &generator, Layer &discriminator,
     g_loss.backward();
   }
 }
+
+// Order comes from the control-flow graph: a backward pass in the other
+// branch of an `if` never runs after this one.
+void one_branch_or_the_other(Layer &model, bool accumulate) {
+  auto branch_loss = model(torch::randn({8, 4})).sum();
+  if (accumulate)
+    branch_loss.backward({}, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+  else
+    branch_loss.backward();
+}
+// CHECK-FIXES: {{^}}    branch_loss.backward();{{$}}
+
+// Nor does a call of the user's code that a `return` skips.
+void log_loss(torch::Tensor loss);
+void retain_or_log(Layer &model, bool log) {
+  auto logged_loss = model(torch::randn({8, 4})).sum();
+  if (!log) {
+    logged_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+    return;
+  }
+  log_loss(logged_loss);
+}
+// CHECK-FIXES: {{^}}    logged_loss.backward();{{$}}
+
+// Look-alikes: a backward pass after the `if` may run after it; a helper
+// called after it may run its own.
+void retain_then_maybe(Layer &model, bool twice) {
+  auto maybe_loss = model(torch::randn({8, 4})).sum();
+  maybe_loss.backward({}, true);
+  if (twice)
+    maybe_loss.backward();
+}
+void retain_then_log(Layer &model, bool log) {
+  auto kept_loss = model(torch::randn({8, 4})).sum();
+  if (log)
+    kept_loss.backward({}, true);
+  log_loss(kept_loss);
+}
+
+// A loss declared before the loop and made anew only on some iterations: on
+// the others the same graph is back-propagated again.
+void reassigned_in_branch(Layer &model, torch::optim::SGD &opt, bool fresh) {
+  torch::Tensor sometimes_loss = torch::zeros({});
+  for (int step = 0; step < 10; ++step) {
+    if (fresh)
+      sometimes_loss = model(torch::randn({8, 4})).sum();
+    sometimes_loss.backward({}, true);
+    opt.step();
+  }
+}
+// A loss declared before the loop and made anew on every iteration before the
+// backward pass (then added to): the graph is this iteration's.
+void reassigned_every_iteration(Layer &model, torch::optim::SGD &opt, bool extra) {
+  torch::Tensor fresh_loss;
+  for (int step = 0; step < 10; ++step) {
+    fresh_loss = model(torch::randn({8, 4})).sum();
+    if (extra)
+      fresh_loss += torch::randn({});
+    fresh_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    fresh_loss.backward();{{$}}

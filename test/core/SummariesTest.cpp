@@ -256,6 +256,81 @@ int plain(int n) {
   EXPECT_FALSE(Plain.callsNamed("step"));
 }
 
+// Where a body's variables get their values (DefUse.h), as the core keeps
+// them for the checks: sources, whole assignments, other modifications,
+// variables handed to a callee by non-const reference, range-for variables.
+TEST(Facts, DefinitionsAndModificationsOfVariables) {
+  auto P = parse(R"cpp(
+#include <tuple>
+#include <vector>
+void fill(torch::Tensor &out);
+void keep(const torch::Tensor &in);
+void f(Net &m, torch::Tensor x, std::vector<torch::Tensor> &parts) {
+  torch::Tensor loss = torch::zeros({1});
+  for (int i = 0; i < 3; ++i) {
+    loss = m->forward(x).sum();
+    loss.add_(x);
+  }
+  std::vector<torch::Tensor> list;
+  list.push_back(loss);
+  torch::Tensor a, b, filled, read;
+  std::tie(a, b) = std::make_tuple(x, x);
+  fill(filled);
+  keep(read);
+  for (auto &part : parts)
+    (void)part;
+  int n = 0;
+  ++n;
+}
+)cpp");
+  const FunctionDecl *FD = P->function("f");
+  ASSERT_NE(FD, nullptr);
+  const DefUse &D = P->Core.facts(FD, P->ctx()).defUse();
+  auto Var = [&](llvm::StringRef Name) -> const VarDecl * {
+    const VarDecl *Found = nullptr;
+    struct Finder : RecursiveASTVisitor<Finder> {
+      llvm::StringRef Name;
+      const VarDecl *&Out;
+      Finder(llvm::StringRef N, const VarDecl *&O) : Name(N), Out(O) {}
+      bool VisitVarDecl(VarDecl *V) {
+        if (V->getName() == Name)
+          Out = V;
+        return true;
+      }
+    } Walk(Name, Found);
+    Walk.TraverseDecl(const_cast<FunctionDecl *>(FD));
+    return Found;
+  };
+  const VarDecl *Loss = Var("loss");
+  ASSERT_NE(Loss, nullptr);
+  // Its initialiser, the assignment's right side, add_'s argument.
+  EXPECT_EQ(D.sources(Loss).size(), 3u);
+  EXPECT_TRUE(D.isModified(Loss));
+  ASSERT_EQ(D.assignments(Loss).size(), 1u);
+  EXPECT_TRUE(D.isOtherwiseModified(Loss)); // add_
+  EXPECT_EQ(D.modificationSites(Loss).size(), 2u);
+  EXPECT_FALSE(D.isOpaquelyModified(Loss));
+
+  const VarDecl *List = Var("list");
+  EXPECT_TRUE(D.isModified(List)); // push_back into a container of tensors
+  EXPECT_EQ(D.sources(List).size(), 2u); // its default construction, push_back's argument
+
+  EXPECT_TRUE(D.isOtherwiseModified(Var("a"))); // std::tie
+  EXPECT_TRUE(D.isOtherwiseModified(Var("b")));
+  EXPECT_TRUE(D.assignments(Var("a")).empty());
+
+  EXPECT_TRUE(D.isOpaquelyModified(Var("filled"))); // by non-const reference
+  EXPECT_FALSE(D.isModified(Var("read")));          // by const reference
+
+  const VarDecl *Part = Var("part");
+  EXPECT_TRUE(D.isRangeVariable(Part));
+  EXPECT_NE(D.rangeOf(Part), nullptr);
+  EXPECT_FALSE(D.isRangeVariable(Loss));
+
+  EXPECT_TRUE(D.isModified(Var("n"))); // ++n
+  EXPECT_TRUE(D.sources(Var("n")).size() == 1u); // its initialiser only
+}
+
 TEST(Helpers, ArgumentsAndParameters) {
   auto P = parse(R"cpp(
 struct Acc { Acc &operator()(int a, int b); };

@@ -7,6 +7,7 @@
 #include "utils/DefUse.h"
 #include "utils/ExecutionOrder.h"
 #include "utils/History.h"
+#include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
@@ -17,6 +18,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -283,6 +285,51 @@ bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown
   return false;
 }
 
+/// Where a value leaves the function: a `return`, or a store into storage
+/// that outlives the call (a data member, a global or static, a reference
+/// parameter or reference variable: `kept_ = loss`, `out = loss`,
+/// `history_.push_back(loss)`, `member_.add_(loss)`). Lambdas included.
+class EscapeCollector : public RecursiveASTVisitor<EscapeCollector> {
+public:
+  /// The statement and the value that leaves.
+  llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Escapes;
+
+  bool VisitReturnStmt(ReturnStmt *Return) {
+    if (const Expr *Value = Return->getRetValue())
+      Escapes.push_back({Return, Value});
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->isAssignmentOp() && outlivesCall(BO->getLHS()))
+      Escapes.push_back({BO, BO->getRHS()});
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && outlivesCall(Op->getArg(0)))
+      Escapes.push_back({Op, Op->getArg(1)});
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && !MD->isConst() && isTensorish(MC->getImplicitObjectArgument()->getType()) &&
+          outlivesCall(MC->getImplicitObjectArgument()))
+        for (const Expr *Arg : Call->arguments())
+          Escapes.push_back({MC, Arg});
+    return true;
+  }
+
+private:
+  static bool outlivesCall(const Expr *Target) {
+    const ValueDecl *Storage = storageOf(Target);
+    if (!Storage)
+      return !isa<DeclRefExpr>(Target->IgnoreParenImpCasts()); // `*p = v`, `f() = v`
+    const auto *VD = dyn_cast<VarDecl>(Storage);
+    if (!VD)
+      return true; // a data member
+    return VD->hasGlobalStorage() || VD->getType()->isReferenceType() ||
+           VD->getType()->isPointerType();
+  }
+};
+
 } // namespace
 
 void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
@@ -314,6 +361,8 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     UserCalls.push_back(Call);
   const llvm::SmallPtrSet<const CallExpr *, 8> UserCallSet(UserCalls.begin(), UserCalls.end());
   const DefUse &F = Shared.defUse();
+  const DefUse &Defs = F;
+  std::optional<llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4>> Escapes;
   const ParentMap &PM = Shared.parents();
   const ExecutionOrder &Order = Shared.order();
 
@@ -601,6 +650,48 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     }
     if (HandedOn)
       continue;
+
+    // A tensor that may hold this graph leaves the function after it (returned,
+    // stored in a member, a global or a reference parameter), or reaches one
+    // that does through the body's variables: the caller may back-propagate
+    // through the graph again.
+    if (!Escapes) {
+      Escapes.emplace();
+      EscapeCollector Collect;
+      Collect.TraverseStmt(const_cast<Stmt *>(Body));
+      *Escapes = std::move(Collect.Escapes);
+    }
+    if (!Escapes->empty()) {
+      llvm::SmallPtrSet<const VarDecl *, 16> Carriers;
+      llvm::SmallVector<const VarDecl *, 16> Work;
+      for (const VarDecl *V : Tensors)
+        if (!Own.Fresh.contains(V) && !GraphFree(V) && Carriers.insert(V).second)
+          Work.push_back(V);
+      // Every variable whose value may come from a carrier carries it too.
+      while (!Work.empty()) {
+        Work.pop_back();
+        for (const auto &[Var, Sources] : Defs.allSources())
+          if (!Carriers.contains(Var) && llvm::any_of(Sources, [&](const Expr *Src) {
+                ClosureWalker Reads;
+                Reads.TraverseStmt(const_cast<Expr *>(Src));
+                return llvm::any_of(Reads.Vars,
+                                    [&](const VarDecl *V) { return Carriers.contains(V); });
+              })) {
+            Carriers.insert(Var);
+            Work.push_back(Var);
+          }
+      }
+      const bool Leaves = llvm::any_of(*Escapes, [&](const auto &Escape) {
+        const auto &[Site, Value] = Escape;
+        if (Placed(Call, Site) ? !Order.mayRunAfter(Site, Call) : !Before(Call, Site))
+          return false;
+        ClosureWalker Reads;
+        Reads.TraverseStmt(const_cast<Expr *>(Value));
+        return llvm::any_of(Reads.Vars, [&](const VarDecl *V) { return Carriers.contains(V); });
+      });
+      if (Leaves)
+        continue;
+    }
 
     auto D = diag(compat::beginLoc(RetainArg),
                   "'retain_graph' is true but no later backward pass in this %select{function|"

@@ -45,6 +45,10 @@ public:
 
   /// The expressions \p VD's value comes from (see the file comment).
   llvm::ArrayRef<const Expr *> sources(const VarDecl *VD) const { return find(Sources, VD); }
+  /// Every variable with a source, with its sources.
+  const llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> &allSources() const {
+    return Sources;
+  }
   /// \p VD is assigned or modified after its declaration.
   bool isModified(const VarDecl *VD) const { return Modified.contains(VD); }
   /// The plain whole assignments `v = e` to \p VD: the assignment and e.

@@ -619,3 +619,51 @@ void reassigned_every_iteration(Layer &model, torch::optim::SGD &opt, bool extra
   }
 }
 // CHECK-FIXES: {{^}}    fresh_loss.backward();{{$}}
+
+// Look-alikes: the graph leaves the function after the backward pass, returned
+// or stored where it outlives the call; the caller may back-propagate again.
+torch::Tensor returns_root(Layer &model) {
+  auto returned_loss = model(torch::randn({8, 4})).sum();
+  returned_loss.backward({}, true);
+  return returned_loss;
+}
+torch::Tensor returns_in_branch(Layer &model, bool keep) {
+  auto branch_kept = model(torch::randn({8, 4})).sum();
+  if (keep) {
+    branch_kept.backward({}, true);
+    return branch_kept;
+  }
+  branch_kept.backward();
+  return torch::Tensor();
+}
+struct Keeper {
+  torch::Tensor kept;
+  std::vector<torch::Tensor> history;
+  void store(Layer &model);
+  void record(Layer &model);
+};
+void Keeper::store(Layer &model) {
+  auto stored_loss = model(torch::randn({8, 4})).sum();
+  stored_loss.backward({}, true);
+  kept = stored_loss;
+}
+void Keeper::record(Layer &model) {
+  auto output = model(torch::randn({8, 4}));
+  auto recorded_loss = output.sum();
+  recorded_loss.backward({}, true);
+  auto scaled = output * 2;
+  history.push_back(scaled);
+}
+void out_parameter(Layer &model, torch::Tensor &out) {
+  auto out_loss = model(torch::randn({8, 4})).sum();
+  out_loss.backward({}, true);
+  out = out_loss;
+}
+// What leaves carries no graph: flagged.
+torch::Tensor returns_detached(Layer &model) {
+  auto detached_loss = model(torch::randn({8, 4})).sum();
+  detached_loss.backward({}, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+  return detached_loss.detach();
+}
+// CHECK-FIXES: {{^}}  detached_loss.backward();{{$}}

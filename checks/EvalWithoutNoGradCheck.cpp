@@ -555,12 +555,16 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
     if (F.Helper && F.HelperForward.isValid())
       diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
           << F.Helper->getNameAsString();
-    if (F.Helper && F.HelperElsewhere)
+    if (F.Helper && F.HelperElsewhere) {
+      // Its own body (level 0), or the functions it calls, in its file or in
+      // others (the linked summaries compose chains over several files).
+      const FunctionSummary *Ext = core().externalSummary(F.Helper);
       diag(F.Helper->getLocation(),
-           "'%0' is defined in another file and runs a forward pass there (linked summaries, "
-           "option TorchSummaries)",
+           "'%0' is defined in another file and runs a forward pass there%select{| through the "
+           "functions it calls}1 (linked summaries, option TorchSummaries)",
            DiagnosticIDs::Note)
-          << F.Helper->getNameAsString();
+          << F.Helper->getNameAsString() << (Ext && Ext->UnguardedForward > 0);
+    }
     for (const CallGraph::Site *S : Graph().unguardedChain(F.Function, CallDepth))
       diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
           << S->Call->getDirectCallee()->getNameAsString();

@@ -514,6 +514,8 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
     Pass.Linked.merge(*Doc);
     Docs.push_back({Plan->Units[I].File, std::move(*Doc)});
   }
+  // Chains of calls over several files (SummaryDocument::composeCalls).
+  Pass.Linked.composeCalls();
   for (const auto &[File, Doc] : Docs)
     Pass.Dependencies[File] = hashParts({Pass.Linked.dependencies(Doc)});
   return Pass;
@@ -561,6 +563,7 @@ llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, Analysis
   for (const std::optional<SummaryDocument> &Doc : Docs)
     if (Doc)
       Pass->Linked.merge(*Doc);
+  Pass->Linked.composeCalls();
   D.Functions = Pass->Linked.Functions.size();
   auto Linked = storeLinkedSummaries(*Pass, D.Temporary);
   if (!Linked)

@@ -333,7 +333,17 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         const FunctionSummary *CS = lookup(Fc.Callee);
         if (!CS)
           break;
-        absorbCallee(S, *CS, F.isGuarded(Fc.S));
+        const bool CallGuarded = F.isGuarded(Fc.S);
+        absorbCallee(S, *CS, CallGuarded);
+        // The calls of other units' functions it makes, one level deeper.
+        for (const auto &[USR, Ext] : CS->ExternalCalls) {
+          if (deeperLevel(Ext.Level) == NotReached)
+            continue;
+          ExternalCall &Mine = S.ExternalCalls[USR];
+          lowerLevel(Mine.Level, deeperLevel(Ext.Level));
+          if (!CallGuarded)
+            lowerLevel(Mine.UnguardedLevel, deeperLevel(Ext.UnguardedLevel));
+        }
         const auto *Call = cast<CallExpr>(Fc.S);
         for (unsigned J = 0; J < CS->Params.size(); ++J) {
           const Expr *Arg = argumentFor(Call, J);
@@ -358,10 +368,18 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     // summaries (levels one deeper, like a callee here), and whether their
     // result reaches a backward pass here (the callers' side).
     for (const auto &[Call, Callee] : Flows.External) {
+      const bool CallGuarded = F.isGuarded(Call);
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
-          absorbCallee(S, *CS, F.isGuarded(Call));
+          absorbCallee(S, *CS, CallGuarded);
         }
+      // Recorded for linking (SummaryDocument::composeCalls).
+      if (std::string U = usrOf(Callee); !U.empty()) {
+        ExternalCall &Mine = S.ExternalCalls[U];
+        Mine.Level = 0;
+        if (!CallGuarded)
+          Mine.UnguardedLevel = 0;
+      }
       // The variables computed from the call's result (flow-insensitive).
       llvm::SmallPtrSet<const ValueDecl *, 8> Derived;
       for (bool Changed = true; Changed;) {

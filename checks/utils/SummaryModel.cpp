@@ -18,7 +18,7 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.ReturnsHistory == B.ReturnsHistory &&
          A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
          A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
-         A.MembersLeaving == B.MembersLeaving;
+         A.MembersLeaving == B.MembersLeaving && A.ExternalCalls == B.ExternalCalls;
 }
 
 bool FunctionSummary::isEmpty() const {
@@ -26,6 +26,7 @@ bool FunctionSummary::isEmpty() const {
   None.USR = USR;
   None.Name = Name;
   None.Params.resize(Params.size());
+  None.ExternalCalls = ExternalCalls; // calls are not effects
   return *this == None;
 }
 
@@ -86,6 +87,14 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
     for (const std::string &M : S.MembersLeaving)
       Leaving.push_back(M);
     O["membersLeaving"] = std::move(Leaving);
+  }
+  if (!S.ExternalCalls.empty()) {
+    llvm::json::Array Calls;
+    for (const auto &[USR, C] : S.ExternalCalls)
+      Calls.push_back(llvm::json::Object{{"usr", USR},
+                                         {"level", levelToJSON(C.Level)},
+                                         {"unguardedLevel", levelToJSON(C.UnguardedLevel)}});
+    O["externalCalls"] = std::move(Calls);
   }
   return O;
 }
@@ -172,6 +181,28 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
   if (!stringsFromJSON(*O, "membersLeaving", S.MembersLeaving, P))
     return false;
   normaliseMemberLists(S);
+  S.ExternalCalls.clear();
+  if (const llvm::json::Value *CV = O->get("externalCalls")) {
+    const llvm::json::Array *Calls = CV->getAsArray();
+    if (!Calls) {
+      P.field("externalCalls").report("expected an array");
+      return false;
+    }
+    for (const llvm::json::Value &E : *Calls) {
+      const llvm::json::Object *EO = E.getAsObject();
+      std::optional<llvm::StringRef> USR = EO ? EO->getString("usr") : std::nullopt;
+      ExternalCall C;
+      if (!USR || USR->empty() || !levelFromJSON(*EO, "level", C.Level) ||
+          !levelFromJSON(*EO, "unguardedLevel", C.UnguardedLevel)) {
+        P.field("externalCalls")
+            .report("expected {\"usr\": a USR, \"level\": a call depth, \"unguardedLevel\": "
+                    "null or a call depth}");
+        return false;
+      }
+      if (C.Level != NotReached)
+        S.ExternalCalls[USR->str()] = C;
+    }
+  }
   return true;
 }
 
@@ -247,6 +278,21 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   llvm::append_range(Into.MemberAccumulations, From.MemberAccumulations);
   llvm::append_range(Into.MembersLeaving, From.MembersLeaving);
   normaliseMemberLists(Into);
+  for (const auto &[USR, C] : From.ExternalCalls) {
+    ExternalCall &Call = Into.ExternalCalls[USR];
+    lowerLevel(Call.Level, C.Level);
+    lowerLevel(Call.UnguardedLevel, C.UnguardedLevel);
+  }
+}
+
+/// \p Level levels of calls to a call of a function whose own level for an
+/// effect is \p CalleeLevel: the caller's level for it (NotReached beyond
+/// MaxSummaryDepth).
+static unsigned throughCall(unsigned Level, unsigned CalleeLevel) {
+  if (Level == NotReached || CalleeLevel == NotReached ||
+      Level + 1 + CalleeLevel > MaxSummaryDepth)
+    return NotReached;
+  return Level + 1 + CalleeLevel;
 }
 
 // ---- documents --------------------------------------------------------------
@@ -261,6 +307,37 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
                                Other.ResultReachesBackward.end());
   CalledGuarded.insert(Other.CalledGuarded.begin(), Other.CalledGuarded.end());
   CalledUnguarded.insert(Other.CalledUnguarded.begin(), Other.CalledUnguarded.end());
+}
+
+void SummaryDocument::composeCalls() {
+  // Levels only fall and are bounded: the least fixpoint, whatever the order.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[USR, S] : Functions) {
+      for (const auto &[CalleeUSR, Call] : S.ExternalCalls) {
+        if (CalleeUSR == USR)
+          continue;
+        auto It = Functions.find(CalleeUSR);
+        if (It == Functions.end())
+          continue;
+        const FunctionSummary &Callee = It->second;
+        auto Lower = [&](unsigned &Level, unsigned Candidate) {
+          if (Candidate != NotReached && Candidate < Level) {
+            Level = Candidate;
+            Changed = true;
+          }
+        };
+        Lower(S.Forward, throughCall(Call.Level, Callee.Forward));
+        Lower(S.UnguardedForward, throughCall(Call.UnguardedLevel, Callee.UnguardedForward));
+        Lower(S.Backward, throughCall(Call.Level, Callee.Backward));
+        Lower(S.Step, throughCall(Call.Level, Callee.Step));
+        Lower(S.ZeroGrad, throughCall(Call.Level, Callee.ZeroGrad));
+        Lower(S.Train, throughCall(Call.Level, Callee.Train));
+        Lower(S.Eval, throughCall(Call.Level, Callee.Eval));
+        Lower(S.Sync, throughCall(Call.Level, Callee.Sync));
+      }
+    }
+  }
 }
 
 std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {

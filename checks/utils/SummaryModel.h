@@ -16,6 +16,9 @@
 //        "readsCallers": [USR...],                 a unit's only (optional)
 //        "calledGuarded": [USR...],                optional
 //        "calledUnguarded": [USR...]}              optional
+//     A function's summary lists the functions of other units it calls
+//     ("externalCalls"); linking composes their effects into it
+//     (composeCalls), so chains of calls cross any number of files.
 //     "resultReachesBackward" is a fact of the callers' side: some function
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
@@ -98,6 +101,18 @@ struct MemberAccumulation {
   }
 };
 
+/// A call of a function defined in another translation unit, made by a
+/// function or by the functions of its own unit it calls: the fewest levels
+/// of calls to it (0: the function's own body calls it), and the fewest over
+/// the paths on which no grad-mode guard covers the call.
+struct ExternalCall {
+  unsigned Level = NotReached;
+  unsigned UnguardedLevel = NotReached;
+  friend bool operator==(const ExternalCall &A, const ExternalCall &B) {
+    return A.Level == B.Level && A.UnguardedLevel == B.UnguardedLevel;
+  }
+};
+
 /// The summary of one function (or of every instantiation of a template).
 struct FunctionSummary {
   std::string USR;
@@ -136,6 +151,12 @@ struct FunctionSummary {
   /// A method: the data members of its class (that may hold a tensor) whose
   /// value it passes into a backward pass or returns (sorted, unique).
   std::vector<std::string> MembersLeaving;
+  /// The functions defined in other translation units that it calls, by USR
+  /// (in its own unit: directly or through the unit's functions; effects
+  /// inside lambdas are not counted). Linking composes their summaries into
+  /// this one (SummaryDocument::composeCalls), so that a chain of calls
+  /// crosses any number of files. Not an effect: isEmpty ignores it.
+  std::map<std::string, ExternalCall> ExternalCalls;
 
   /// LoopEvents for a caller following \p CallerDepth (> 0) levels; "" when
   /// none.
@@ -194,6 +215,15 @@ struct SummaryDocument {
 
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);
+  /// Linking, after every unit is merged: each function's effects reached
+  /// through calls of functions defined in other units (ExternalCalls),
+  /// composed until nothing changes: a forward pass, backward pass, step,
+  /// zero_grad, train(), eval() or sync reached through a chain of calls
+  /// over several files gets the fewest levels of any such chain (the depth
+  /// limit of MaxSummaryDepth applies), and an unguarded forward pass only
+  /// through calls no guard covers. A cycle of calls across files ends.
+  /// The result does not depend on the order the units were merged in.
+  void composeCalls();
   /// What the analysis of \p Unit reads from this linked document: the
   /// summaries of the functions it uses or asked for (Uses, ReadsSummaries)
   /// and the callers' side of those it defines, as text (equal texts: equal

@@ -14,6 +14,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 
 using namespace clang;
 using namespace clang::tidy::torch_check;
@@ -197,6 +198,98 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   EXPECT_EQ(Error.find('\n'), std::string::npos);
   EXPECT_FALSE(Fresh.external());
   EXPECT_EQ(Fresh.configure("/nonexistent/linked.json", ""), ""); // reported once
+}
+
+// A chain of calls over three files: main.cpp's evaluate calls run_batch
+// (batch.cpp), which calls predict (model.cpp), which runs the forward pass.
+// Each unit records the other units' functions it calls; linking composes
+// their effects, whatever the order of the units, and a guard on the way
+// keeps the forward pass guarded.
+TEST(Link, ChainsOfCallsOverSeveralFiles) {
+  const char *Decls = R"cpp(
+torch::Tensor predict(Net &m, torch::Tensor x);
+torch::Tensor run_batch(Net &m, torch::Tensor x);
+torch::Tensor run_guarded(Net &m, torch::Tensor x);
+)cpp";
+  auto Model = parse(std::string(Decls) + R"cpp(
+torch::Tensor predict(Net &m, torch::Tensor x) { return m->forward(x); }
+)cpp", "model.cpp");
+  auto Batch = parse(std::string(Decls) + R"cpp(
+static torch::Tensor inner(Net &m, torch::Tensor x) { return predict(m, x); }
+torch::Tensor run_batch(Net &m, torch::Tensor x) { return inner(m, x); }
+torch::Tensor run_guarded(Net &m, torch::Tensor x) {
+  torch::NoGradGuard guard;
+  return predict(m, x);
+}
+)cpp", "batch.cpp");
+  auto Main = parse(std::string(Decls) + R"cpp(
+torch::Tensor evaluate(Net &m, torch::Tensor x) { return run_batch(m, x); }
+torch::Tensor evaluate_guarded(Net &m, torch::Tensor x) { return run_guarded(m, x); }
+)cpp", "main.cpp");
+  std::string Predict = usrOf(Model->declared("predict"));
+  std::string RunBatch = usrOf(Batch->declared("run_batch"));
+  std::string RunGuarded = usrOf(Batch->declared("run_guarded"));
+  std::string Evaluate = usrOf(Main->declared("evaluate"));
+  std::string EvaluateGuarded = usrOf(Main->declared("evaluate_guarded"));
+
+  // In its own unit, run_batch reaches predict through inner (one level
+  // down); run_guarded's call is guarded; nothing is reached yet.
+  SummaryDocument BatchDoc = Batch->document();
+  const FunctionSummary *RB = BatchDoc.lookup(RunBatch);
+  ASSERT_TRUE(RB);
+  EXPECT_EQ(RB->Forward, NotReached);
+  ASSERT_EQ(RB->ExternalCalls.count(Predict), 1u);
+  EXPECT_EQ(RB->ExternalCalls.at(Predict).Level, 1u);
+  EXPECT_EQ(RB->ExternalCalls.at(Predict).UnguardedLevel, 1u);
+  const FunctionSummary *RG = BatchDoc.lookup(RunGuarded);
+  ASSERT_TRUE(RG);
+  EXPECT_EQ(RG->ExternalCalls.at(Predict).Level, 0u);
+  EXPECT_EQ(RG->ExternalCalls.at(Predict).UnguardedLevel, NotReached);
+  FunctionSummary OnlyCalls = summary("c:@F@only_calls", NotReached, false, 0);
+  OnlyCalls.ExternalCalls[Predict] = {0, 0};
+  EXPECT_TRUE(OnlyCalls.isEmpty()); // calls are not effects
+
+  // The calls survive the text form.
+  auto Back = parseSummaryDocument(BatchDoc.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(*Back->lookup(RunBatch), *RB);
+
+  SummaryDocument Forward, Backward;
+  for (SummaryDocument *D : {&Forward, &Backward}) {
+    std::vector<SummaryDocument> Docs{Model->document(), BatchDoc, Main->document()};
+    if (D == &Backward)
+      std::reverse(Docs.begin(), Docs.end());
+    for (const SummaryDocument &Doc : Docs)
+      D->merge(Doc);
+    D->composeCalls();
+  }
+  EXPECT_EQ(Forward.toText(), Backward.toText());
+
+  // evaluate -> run_batch -> inner -> predict -> forward: three levels.
+  const FunctionSummary *E = Forward.lookup(Evaluate);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->Forward, 3u);
+  EXPECT_EQ(E->UnguardedForward, 3u);
+  EXPECT_FALSE(E->isEmpty());
+  EXPECT_EQ(Forward.lookup(RunBatch)->UnguardedForward, 2u);
+  // Through run_guarded: a forward pass, but a guarded one.
+  const FunctionSummary *EG = Forward.lookup(EvaluateGuarded);
+  ASSERT_TRUE(EG);
+  EXPECT_EQ(EG->Forward, 2u);
+  EXPECT_EQ(EG->UnguardedForward, NotReached);
+
+  // A cycle of calls across files ends; the depth limit holds.
+  SummaryDocument Cycle;
+  FunctionSummary A = summary("c:@F@a", NotReached, false, 0);
+  FunctionSummary B = summary("c:@F@b", NotReached, false, 0);
+  A.ExternalCalls["c:@F@b"] = {0, 0};
+  B.ExternalCalls["c:@F@a"] = {0, 0};
+  B.ExternalCalls["c:@F@c"] = {MaxSummaryDepth - 1, MaxSummaryDepth - 1};
+  FunctionSummary C = summary("c:@F@c", 0, false, 0);
+  Cycle.Functions = {{A.USR, A}, {B.USR, B}, {C.USR, C}};
+  Cycle.composeCalls();
+  EXPECT_EQ(Cycle.lookup("c:@F@b")->Forward, MaxSummaryDepth);
+  EXPECT_EQ(Cycle.lookup("c:@F@a")->Forward, NotReached); // one level too deep
 }
 
 TEST(Link, WhatAUnitAskedDecidesWhetherItsFindingsDependOnOthers) {

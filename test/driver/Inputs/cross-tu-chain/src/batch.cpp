@@ -1,0 +1,12 @@
+#include "model.h"
+
+torch::Tensor run_batch(torch::nn::Linear &m, torch::Tensor x) { return apply_model(m, x); }
+
+torch::Tensor run_guarded(torch::nn::Linear &m, torch::Tensor x) {
+  torch::NoGradGuard guard;
+  return apply_model(m, x);
+}
+
+void tune_batch(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x) {
+  finetune(m, opt, x);
+}

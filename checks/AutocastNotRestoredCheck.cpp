@@ -76,17 +76,6 @@ bool neverThrows(const CallExpr *Call) {
   return FD && isNamed(dyn_cast<CXXRecordDecl>(FD->getDeclContext()), names::GradMode);
 }
 
-/// A boolean option's value as clang-tidy's own options read it; none when
-/// it is not one (the caller reports it and keeps the default).
-std::optional<bool> parseBool(llvm::StringRef Text) {
-  Text = Text.trim();
-  if (Text.equals_insensitive("true") || Text == "1")
-    return true;
-  if (Text.equals_insensitive("false") || Text == "0")
-    return false;
-  return std::nullopt;
-}
-
 /// The source text of \p E; empty when it cannot be taken from one file.
 std::string textOf(const Expr *E, const SourceManager &SM, const LangOptions &LangOpts) {
   CharSourceRange Range = Lexer::makeFileCharRange(
@@ -112,17 +101,7 @@ bool isClearCache(const Stmt *S) {
 
 AutocastNotRestoredCheck::AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
                                                      std::shared_ptr<AnalysisCore> Core)
-    : CoreCheck(Name, Context, std::move(Core)),
-      CheckExceptionSafety([&] {
-        // A bad value gets clang-tidy's configuration diagnostic, as its own
-        // boolean options do (which the plugin cannot call: not exported).
-        StringRef Text = Options.get("CheckExceptionSafety", "true");
-        if (std::optional<bool> Value = parseBool(Text))
-          return *Value;
-        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
-            << Text << (Name + ".CheckExceptionSafety").str();
-        return true;
-      }()),
+    : ModeRestoreCheck(Name, Context, std::move(Core)),
       GuardType([&] {
         StringRef Text = Options.get("GuardType", DefaultGuardType);
         if (!Text.trim().empty())
@@ -137,9 +116,7 @@ AutocastNotRestoredCheck::AutocastNotRestoredCheck(StringRef Name, ClangTidyCont
                areDiagsSelfContained()) {}
 
 void AutocastNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  // Stored as text: the plugin cannot use clang-tidy's bool option helpers,
-  // which the clang-tidy executable does not export.
-  Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
+  ModeRestoreCheck::storeOptions(Opts);
   Options.store(Opts, "GuardType", GuardType);
   Options.store(Opts, "GuardHeader", GuardHeader);
   Options.store(Opts, "IncludeStyle", Inserter.getStyle());

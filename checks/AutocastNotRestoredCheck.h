@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 
-#include "utils/CoreCheck.h"
+#include "utils/ModeRestoreCheck.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -15,20 +15,16 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-autocast-not-restored.md
-class AutocastNotRestoredCheck : public CoreCheck {
+class AutocastNotRestoredCheck : public ModeRestoreCheck {
 public:
   AutocastNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
                             std::shared_ptr<AnalysisCore> Core = nullptr);
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus17;
-  }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) override;
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 
 private:
-  const bool CheckExceptionSafety;
   const std::string GuardType;
   const std::string GuardHeader;
   utils::IncludeInserter Inserter;

@@ -9,10 +9,8 @@
 #include "utils/TorchNames.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
-#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -34,68 +32,34 @@ ModeCall classifyGradMode(const CallExpr *Call, const ASTContext &Ctx) {
   return ModeCall::None;
 }
 
-class DisableCollector : public RecursiveASTVisitor<DisableCollector> {
-public:
-  explicit DisableCollector(const ASTContext &Ctx) : Ctx(Ctx) {}
-  llvm::SmallVector<const CallExpr *, 4> Disables;
-  llvm::SmallVector<const CallExpr *, 4> Restores;
-  bool VisitCallExpr(CallExpr *Call) {
-    ModeCall K = classifyGradMode(Call, Ctx);
-    if (K == ModeCall::Enters)
-      Disables.push_back(Call);
-    else if (isModeRestore(K))
-      Restores.push_back(Call);
-    return true;
-  }
-
-private:
-  const ASTContext &Ctx;
-};
-
-/// A boolean option's value as clang-tidy's own options read it; none when
-/// it is not one (the caller reports it and keeps the default).
-std::optional<bool> parseBool(llvm::StringRef Text) {
-  Text = Text.trim();
-  if (Text.equals_insensitive("true") || Text == "1")
-    return true;
-  if (Text.equals_insensitive("false") || Text == "0")
-    return false;
-  return std::nullopt;
-}
-
 } // namespace
 
 GradModeNotRestoredCheck::GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
                                                      std::shared_ptr<AnalysisCore> Core)
-    : CoreCheck(Name, Context, std::move(Core)),
-      CheckExceptionSafety([&] {
-        // A bad value gets clang-tidy's configuration diagnostic, as its own
-        // boolean options do (which the plugin cannot call: not exported).
-        StringRef Text = Options.get("CheckExceptionSafety", "true");
-        if (std::optional<bool> Value = parseBool(Text))
-          return *Value;
-        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
-            << Text << (Name + ".CheckExceptionSafety").str();
-        return true;
-      }()) {}
-
-void GradModeNotRestoredCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  // Stored as text: the plugin cannot use clang-tidy's bool option helpers,
-  // which the clang-tidy executable does not export.
-  Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
-}
+    : ModeRestoreCheck(Name, Context, std::move(Core)) {}
 
 void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   if (FD->isMain())
     return;
   const SourceManager &SM = Ctx.getSourceManager();
-  if (!core().facts(FD, Ctx).callsNamed("set_enabled"))
+  // The switches are the core's facts: GradOff, GradOn and GradUnknown for
+  // the set_enabled calls of the body, its lambdas included
+  // (classifySetGradEnabled).
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  llvm::SmallVector<const CallExpr *, 4> Disables, Restores;
+  for (const Fact &F : Facts.all()) {
+    if (F.K != Fact::GradOff && F.K != Fact::GradOn && F.K != Fact::GradUnknown)
+      continue;
+    const auto *Call = dyn_cast_or_null<CallExpr>(F.S);
+    ModeCall K = Call ? classifyGradMode(Call, Ctx) : ModeCall::None;
+    if (K == ModeCall::Enters)
+      Disables.push_back(Call);
+    else if (isModeRestore(K))
+      Restores.push_back(Call);
+  }
+  if (Disables.empty())
     return;
-  DisableCollector Collector(Ctx);
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Disables.empty())
-    return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = Facts.parents();
   CodeBodyGraphs Graphs(FD, PM, Ctx);
   auto Classify = [&](const CallExpr *Call) { return classifyGradMode(Call, Ctx); };
   auto NeverThrows = [](const CallExpr *Call) {
@@ -105,7 +69,7 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   auto AnyCall = [](const CallExpr *) { return true; };
   const std::string GuardName = freshName("no_grad", declaredNames(Body));
 
-  for (const CallExpr *Disable : Collector.Disables) {
+  for (const CallExpr *Disable : Disables) {
     const Stmt *CodeBody = enclosingCodeBody(Disable, PM, Body);
     const CFG *Graph = Graphs.get(CodeBody);
     if (!Graph)
@@ -115,7 +79,7 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     // answers by switching autograd back on.
     const CallExpr *FirstThrowing = firstUnhandledThrow(Paths, CodeBody, PM, Classify, SM);
     const bool InLambda = CodeBody != Body;
-    const bool AnyRestore = llvm::any_of(Collector.Restores, [&](const CallExpr *R) {
+    const bool AnyRestore = llvm::any_of(Restores, [&](const CallExpr *R) {
       return enclosingCodeBody(R, PM, Body) == CodeBody;
     });
 

@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_GRADMODENOTRESTOREDCHECK_H
 
-#include "utils/CoreCheck.h"
+#include "utils/ModeRestoreCheck.h"
 
 namespace clang::tidy::torch_check {
 
@@ -12,18 +12,11 @@ namespace clang::tidy::torch_check {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-grad-mode-not-restored.md
-class GradModeNotRestoredCheck : public CoreCheck {
+class GradModeNotRestoredCheck : public ModeRestoreCheck {
 public:
   GradModeNotRestoredCheck(StringRef Name, ClangTidyContext *Context,
                             std::shared_ptr<AnalysisCore> Core = nullptr);
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus17;
-  }
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-
-private:
-  const bool CheckExceptionSafety;
 };
 
 } // namespace clang::tidy::torch_check

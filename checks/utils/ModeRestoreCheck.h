@@ -1,0 +1,66 @@
+//===--- ModeRestoreCheck.h - libtorch-tidy ---------------------*- C++ -*-===//
+//
+// The base of the checks of thread-local modes that code switches with setter
+// calls and must switch back on every path (ModeRestore.h):
+// torch-grad-mode-not-restored and torch-autocast-not-restored. They share
+// the path analysis of ModeRestore.h and, here, their policy options: whether
+// a path that leaves by an exception counts (CheckExceptionSafety), read and
+// stored the same way by both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORECHECK_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORECHECK_H
+
+#include "CoreCheck.h"
+
+#include <optional>
+
+namespace clang::tidy::torch_check {
+
+class ModeRestoreCheck : public CoreCheck {
+public:
+  ModeRestoreCheck(StringRef Name, ClangTidyContext *Context, std::shared_ptr<AnalysisCore> Core)
+      : CoreCheck(Name, Context, std::move(Core)),
+        CheckExceptionSafety(boolOption("CheckExceptionSafety", true)) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
+    // Stored as text: the plugin cannot use clang-tidy's bool option helpers,
+    // which the clang-tidy executable does not export.
+    Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
+  }
+
+  /// A boolean option's value as clang-tidy's own options read it; none when
+  /// it is not one.
+  static std::optional<bool> parseBool(llvm::StringRef Text) {
+    Text = Text.trim();
+    if (Text.equals_insensitive("true") || Text == "1")
+      return true;
+    if (Text.equals_insensitive("false") || Text == "0")
+      return false;
+    return std::nullopt;
+  }
+
+protected:
+  /// Report a path that leaves the function by an exception with the mode
+  /// still switched (option CheckExceptionSafety, default true).
+  const bool CheckExceptionSafety;
+
+private:
+  /// The check's option \p Key; a bad value gets clang-tidy's configuration
+  /// diagnostic, as its own boolean options do, and \p Default.
+  bool boolOption(llvm::StringRef Key, bool Default) {
+    llvm::StringRef Text = Options.get(Key, Default ? "true" : "false");
+    if (std::optional<bool> Value = parseBool(Text))
+      return *Value;
+    configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+        << Text << (getID() + "." + Key).str();
+    return Default;
+  }
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORECHECK_H

@@ -1,6 +1,7 @@
 //===--- SyncInLoopCheck.cpp - libtorch-tidy ------------------------------===//
 
 #include "SyncInLoopCheck.h"
+#include "utils/AnalysisCore.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
 #include "utils/TorchMembers.h"
@@ -176,24 +177,17 @@ bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Loop, const Paren
   return VD && readInCondition(VD, Loop, PM);
 }
 
-class SyncCollector : public RecursiveASTVisitor<SyncCollector> {
-public:
-  explicit SyncCollector(llvm::SmallVectorImpl<const CallExpr *> &Found) : Found(Found) {}
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // may not run every iteration
-  bool VisitCallExpr(CallExpr *Call) {
-    SyncKind K = classify(Call);
-    if (K == SyncKind::None)
+/// \p S is in \p LoopBody and not in a lambda spelled there (which may not run
+/// every iteration).
+bool inLoopBody(const Stmt *S, const Stmt *LoopBody, const ParentMap &PM) {
+  for (const Stmt *P = S; P; P = PM.getParent(P)) {
+    if (P == LoopBody)
       return true;
-    if (K != SyncKind::Synchronize &&
-        alreadyOnCpu(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
-      return true;
-    Found.push_back(Call);
-    return true;
+    if (isa<LambdaExpr>(P))
+      return false;
   }
-
-private:
-  llvm::SmallVectorImpl<const CallExpr *> &Found;
-};
+  return false;
+}
 
 } // namespace
 
@@ -201,9 +195,25 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
   const TrainingLoopAnalysis &Analysis =
       core().trainingLoops(FD, Ctx, 0);
 
+  if (Analysis.empty())
+    return;
+  // The synchronisations are the core's facts (item(), cpu(), to(kCPU),
+  // torch::cuda::synchronize()).
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.has(Fact::Sync))
+    return;
   for (const TrainingLoop &Loop : Analysis.loops()) {
     llvm::SmallVector<const CallExpr *, 4> Syncs;
-    SyncCollector(Syncs).TraverseStmt(const_cast<Stmt *>(Loop.Body));
+    for (const Fact *F : Facts.of(Fact::Sync)) {
+      const auto *Call = dyn_cast<CallExpr>(F->S);
+      SyncKind K = Call ? classify(Call) : SyncKind::None;
+      if (K == SyncKind::None || !inLoopBody(Call, Loop.Body, Analysis.parents()))
+        continue;
+      if (K != SyncKind::Synchronize &&
+          alreadyOnCpu(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
+        continue;
+      Syncs.push_back(Call);
+    }
     for (const CallExpr *Call : Syncs) {
       if (!Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true))
         continue;

@@ -115,6 +115,30 @@ static bool stringsFromJSON(const llvm::json::Object &O, llvm::StringRef Key,
   return false;
 }
 
+/// The array of objects \p Key of \p O (absent: none), each given to
+/// \p Each; \p Expected is the error when it is not an array of objects
+/// \p Each accepts.
+static bool objectsFromJSON(const llvm::json::Object &O, llvm::StringRef Key,
+                            llvm::StringLiteral Expected, llvm::json::Path P,
+                            llvm::function_ref<bool(const llvm::json::Object &)> Each) {
+  const llvm::json::Value *V = O.get(Key);
+  if (!V)
+    return true;
+  const llvm::json::Array *A = V->getAsArray();
+  if (!A) {
+    P.field(Key).report("expected an array");
+    return false;
+  }
+  for (const llvm::json::Value &E : *A) {
+    const llvm::json::Object *EO = E.getAsObject();
+    if (!EO || !Each(*EO)) {
+      P.field(Key).report(Expected);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P) {
   const llvm::json::Object *O = V.getAsObject();
   if (!O) {
@@ -158,52 +182,37 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
     return false;
   normaliseLoopEvents(S.LoopEvents);
   S.MemberAccumulations.clear();
-  if (const llvm::json::Value *AV = O->get("memberAccumulations")) {
-    const llvm::json::Array *Acc = AV->getAsArray();
-    if (!Acc) {
-      P.field("memberAccumulations").report("expected an array");
-      return false;
-    }
-    for (const llvm::json::Value &E : *Acc) {
-      const llvm::json::Object *EO = E.getAsObject();
-      std::optional<llvm::StringRef> Member = EO ? EO->getString("member") : std::nullopt;
-      const llvm::json::Value *Param = EO ? EO->get("param") : nullptr;
-      std::optional<int64_t> Index = Param ? Param->getAsInteger() : std::nullopt;
-      if (!Member || !Param || (!Param->getAsNull() && (!Index || *Index < 0))) {
-        P.field("memberAccumulations")
-            .report("expected {\"member\": a name, \"param\": null or an index}");
-        return false;
-      }
-      S.MemberAccumulations.push_back({Member->str(), Index ? int(*Index) : -1});
-    }
-  }
+  if (!objectsFromJSON(*O, "memberAccumulations",
+                       "expected {\"member\": a name, \"param\": null or an index}", P,
+                       [&](const llvm::json::Object &EO) {
+                         std::optional<llvm::StringRef> Member = EO.getString("member");
+                         const llvm::json::Value *Param = EO.get("param");
+                         std::optional<int64_t> Index =
+                             Param ? Param->getAsInteger() : std::nullopt;
+                         if (!Member || !Param || (!Param->getAsNull() && (!Index || *Index < 0)))
+                           return false;
+                         S.MemberAccumulations.push_back({Member->str(), Index ? int(*Index) : -1});
+                         return true;
+                       }))
+    return false;
   S.MembersLeaving.clear();
   if (!stringsFromJSON(*O, "membersLeaving", S.MembersLeaving, P))
     return false;
   normaliseMemberLists(S);
   S.ExternalCalls.clear();
-  if (const llvm::json::Value *CV = O->get("externalCalls")) {
-    const llvm::json::Array *Calls = CV->getAsArray();
-    if (!Calls) {
-      P.field("externalCalls").report("expected an array");
-      return false;
-    }
-    for (const llvm::json::Value &E : *Calls) {
-      const llvm::json::Object *EO = E.getAsObject();
-      std::optional<llvm::StringRef> USR = EO ? EO->getString("usr") : std::nullopt;
-      ExternalCall C;
-      if (!USR || USR->empty() || !levelFromJSON(*EO, "level", C.Level) ||
-          !levelFromJSON(*EO, "unguardedLevel", C.UnguardedLevel)) {
-        P.field("externalCalls")
-            .report("expected {\"usr\": a USR, \"level\": a call depth, \"unguardedLevel\": "
-                    "null or a call depth}");
-        return false;
-      }
-      if (C.Level != NotReached)
-        S.ExternalCalls[USR->str()] = C;
-    }
-  }
-  return true;
+  return objectsFromJSON(*O, "externalCalls",
+                         "expected {\"usr\": a USR, \"level\": a call depth, "
+                         "\"unguardedLevel\": null or a call depth}",
+                         P, [&](const llvm::json::Object &EO) {
+                           std::optional<llvm::StringRef> USR = EO.getString("usr");
+                           ExternalCall C;
+                           if (!USR || USR->empty() || !levelFromJSON(EO, "level", C.Level) ||
+                               !levelFromJSON(EO, "unguardedLevel", C.UnguardedLevel))
+                             return false;
+                           if (C.Level != NotReached)
+                             S.ExternalCalls[USR->str()] = C;
+                           return true;
+                         });
 }
 
 /// Sorts \p V and drops its duplicates.

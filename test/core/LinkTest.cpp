@@ -253,6 +253,14 @@ torch::Tensor evaluate_guarded(Net &m, torch::Tensor x) { return run_guarded(m, 
   auto Back = parseSummaryDocument(BatchDoc.toText());
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_EQ(*Back->lookup(RunBatch), *RB);
+  std::string Bad = BatchDoc.toText();
+  size_t At = Bad.find("\"level\":");
+  ASSERT_NE(At, std::string::npos);
+  Bad.replace(At, 8, "\"level\":\"deep\",\"x\":");
+  auto Broken = parseSummaryDocument(Bad);
+  ASSERT_FALSE(bool(Broken));
+  EXPECT_NE(llvm::toString(Broken.takeError()).find("expected {\"usr\": a USR, \"level\""),
+            std::string::npos);
 
   SummaryDocument Forward, Backward;
   for (SummaryDocument *D : {&Forward, &Backward}) {

@@ -3,6 +3,7 @@
 #include "EvalWithoutNoGradCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
+#include "utils/ExecutionOrder.h"
 #include "utils/GradGuards.h"
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
@@ -428,14 +429,22 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     }
   }
 
-  // (a) Code after eval() up to the next train().
+  // (a) Code after eval() up to the next train(): from the CFG, what some
+  // path from eval() reaches without passing a train() (a train() in one
+  // branch ends the region on that branch only); in a lambda, source order.
+  const ExecutionOrder &Order = Shared.order();
+  llvm::SmallVector<const Stmt *, 4> TrainStmts(Facts.Trains.begin(), Facts.Trains.end());
   for (size_t I = 0; I < Facts.Evals.size(); ++I) {
     const CallExpr *Eval = Facts.Evals[I];
     const CallExpr *End = nullptr;
     for (const CallExpr *Train : Facts.Trains)
       if (Before(Eval, Train) && (!End || Before(Train, End)))
         End = Train;
-    auto InRegion = [&](const Stmt *S) { return Before(Eval, S) && (!End || Before(S, End)); };
+    auto InRegion = [&](const Stmt *S) {
+      if (Order.valid() && Order.isPlaced(Eval) && Order.isPlaced(S))
+        return Order.reachesAvoiding(Eval, S, TrainStmts);
+      return Before(Eval, S) && (!End || Before(S, End));
+    };
     // eval() calls inside this region belong to it.
     while (I + 1 < Facts.Evals.size() && InRegion(Facts.Evals[I + 1]))
       ++I;

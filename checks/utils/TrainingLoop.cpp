@@ -84,6 +84,24 @@ bool isOptimizerStepCall(const CallExpr *Call) {
   return MD && isOptimizerClass(MD->getParent());
 }
 
+/// A value through which a function may reach parameters' gradients: a
+/// module, an optimizer (or a pointer or holder of one), a container that may
+/// hold tensors (a parameter list), or a class of the user's with such a
+/// field (a trainer holding its model and optimizer). Not a single tensor.
+static bool isOptimizerLike(QualType T);
+static bool mayReachGradients(QualType T, unsigned Depth = 0) {
+  const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
+  if (!RD || isTensorType(T.getNonReferenceType()))
+    return false;
+  if (isAnyModuleLike(RD) || isOptimizerLike(T) || mayHoldTensor(T.getNonReferenceType()))
+    return true;
+  if (Depth > 1 || isInLibraryNamespace(RD) || RD->isInStdNamespace() || !RD->hasDefinition())
+    return false;
+  return llvm::any_of(RD->getDefinition()->fields(), [&](const FieldDecl *F) {
+    return mayReachGradients(F->getType(), Depth + 1);
+  });
+}
+
 /// An optimizer, a pointer to one or a smart pointer to one.
 static bool isOptimizerLike(QualType T) {
   const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
@@ -201,6 +219,10 @@ struct WalkState {
   /// At depth 0: a helper defined in another translation unit is called
   /// (a deeper walk would ask for its linked summary).
   bool MeetsOtherUnits = false;
+  /// The walk writes a summary's loop events (helperLoopEvents): no linked
+  /// summary is known, and a call of another unit's function that may reach
+  /// gradients (mayReachGradients) may zero them there: opaque.
+  bool Summarising = false;
 };
 
 class EventCollector : public RecursiveASTVisitor<EventCollector> {
@@ -216,6 +238,8 @@ public:
       return true;
     if (!Kind && CallDepth > 0 && expandLinked(Call))
       return true;
+    if (!Kind && Walk.Summarising && mayZeroInOtherUnit(Call))
+      Kind = TrainingEvent::OpaqueOptimizerUse;
     if (!Kind && CallDepth == 0 && followableCallee(Call, Ctx))
       Walk.Truncated = true;
     else if (!Kind && CallDepth == 0 && !Walk.MeetsOtherUnits && externalCallee(Call, Ctx))
@@ -265,6 +289,19 @@ private:
     if (!Name.empty() && nameSaysZeroGrad(Name))
       return TrainingEvent::ManualZero;
     return std::nullopt;
+  }
+
+  /// A function defined in another translation unit that gets a value
+  /// through which it may zero gradients (as argument or object).
+  bool mayZeroInOtherUnit(const CallExpr *Call) const {
+    // A forward pass defined elsewhere runs the module, it does not zero it.
+    if (isForwardCall(Call) || !externalCallee(Call, Ctx))
+      return false;
+    for (const Expr *Arg : Call->arguments())
+      if (mayReachGradients(Arg->getType()))
+        return true;
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+    return MC && mayReachGradients(MC->getImplicitObjectArgument()->getType());
   }
 
   /// A user function that receives an optimizer (or is called on one).
@@ -758,7 +795,7 @@ static std::string encodeHelperEvents(const HelperEvents &H) {
   std::string Out;
   for (const TrainingEvent &E : H.Events) {
     if (E.Linked)
-      return "O"; // one file boundary per chain (never met: no lookup here)
+      return "O"; // never met: a summary's walk has no linked summaries
     switch (E.K) {
     case TrainingEvent::Backward:
       Out += 'B';
@@ -791,6 +828,7 @@ std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &C
     return Out;
   for (unsigned Depth = 1; Depth <= MaxSummaryDepth; ++Depth) {
     WalkState Walk;
+    Walk.Summarising = true;
     llvm::SmallVector<TrainingEvent, 1> None;
     HelperEvents H = EventCollector(None, Ctx, Depth, Walk).helperEvents(Def);
     Out.push_back(encodeHelperEvents(H));

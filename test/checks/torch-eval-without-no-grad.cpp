@@ -109,6 +109,55 @@ void maybe_quick_mode(Net &model, bool quick, torch::Tensor x) {
 // CHECK-FIXES: {{^}}    model->eval();{{$}}
 // CHECK-FIXES-NEXT: {{^}}  model->forward(x);{{$}}
 
+// ---- (a) order from the control-flow graph ----------------------------------
+
+// A train() in one branch ends the evaluation region on that branch only.
+void train_in_one_branch(Net &model, bool resume, torch::Tensor x) {
+  model->eval();
+  if (resume)
+    model->train();
+  auto scores = model->forward(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: forward pass in evaluation code
+  // CHECK-MESSAGES: :[[@LINE-5]]:10: note: module switched to evaluation mode here
+  // CHECK-MESSAGES: :[[@LINE-4]]:12: note: no fix-it: 'train()' follows in the same block
+}
+
+// eval() on one branch, train() on the other: the forward pass after both runs
+// in evaluation mode on the first.
+torch::Tensor act(Net &model, bool greedy, torch::Tensor x) {
+  if (greedy)
+    model->eval();
+  else
+    model->train();
+  return model->forward(x).argmax(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: forward pass in evaluation code
+  // CHECK-MESSAGES: :[[@LINE-5]]:12: note: module switched to evaluation mode here
+}
+
+// Look-alikes: train() on every path; a backward pass that some path from
+// eval() reaches (the graph is wanted there).
+void train_on_every_branch(Net &model, bool fine, torch::optim::SGD &opt, torch::Tensor x) {
+  model->eval();
+  if (fine)
+    model->train();
+  else
+    model->train(true);
+  auto loss = model->forward(x).sum();
+  loss.backward();
+  opt.step();
+}
+void eval_or_train_step(Net &model, bool validate, torch::optim::SGD &opt, torch::Tensor x) {
+  if (validate)
+    model->eval();
+  else
+    model->train();
+  auto out = model->forward(x);
+  if (!validate) {
+    out.sum().backward();
+    opt.step();
+  }
+}
+
 // ---- (c) TorchScript modules loaded here -----------------------------------
 
 int main_like(int argc, char **argv) {

@@ -8,3 +8,6 @@ void finetune(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x);
 torch::Tensor run_batch(torch::nn::Linear &m, torch::Tensor x);
 torch::Tensor run_guarded(torch::nn::Linear &m, torch::Tensor x);
 void tune_batch(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x);
+void prepare(torch::nn::Linear &m);
+void step_prepared(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x);
+void step_plain(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x);

@@ -10,3 +10,16 @@ torch::Tensor run_guarded(torch::nn::Linear &m, torch::Tensor x) {
 void tune_batch(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x) {
   finetune(m, opt, x);
 }
+
+// Zeroes through prepare (model.cpp), then backpropagates and steps.
+void step_prepared(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x) {
+  prepare(m);
+  m->forward(x).sum().backward();
+  opt.step();
+}
+
+// Backpropagates and steps, never zeroes.
+void step_plain(torch::nn::Linear &m, torch::optim::SGD &opt, torch::Tensor x) {
+  m->forward(x).sum().backward();
+  opt.step();
+}

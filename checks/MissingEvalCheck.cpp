@@ -317,11 +317,19 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
       const auto *Var = dyn_cast_or_null<VarDecl>(V);
       return Var && Var->getInit() && mentions(Var->getInit(), Object);
     };
-    if (llvm::any_of(F.Evals, [&](const CallExpr *Eval) {
-          const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
-          return MC && SameModule(storageOf(MC->getImplicitObjectArgument())) &&
-                 precedesOnEveryPath(Eval, Forward, PM);
-        }))
+    llvm::SmallVector<const Stmt *, 4> ModuleEvals;
+    for (const CallExpr *Eval : F.Evals)
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Eval);
+          MC && SameModule(storageOf(MC->getImplicitObjectArgument())))
+        ModuleEvals.push_back(Eval);
+    if (llvm::any_of(ModuleEvals,
+                     [&](const Stmt *Eval) {
+                       return precedesOnEveryPath(cast<CallExpr>(Eval), Forward, PM);
+                     }) ||
+        // From the CFG (built only here): every path to the forward pass
+        // switches the module first (an eval() on both branches of an if).
+        (!ModuleEvals.empty() && Shared.order().isPlaced(Forward) &&
+         !Shared.order().reachableAvoiding(Forward, ModuleEvals)))
       continue;
     if (llvm::any_of(UserCalls(), [&](const CallExpr *Call) {
           return Call != Forward && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),

@@ -126,29 +126,42 @@ bool ExecutionOrder::reachesAvoiding(const Stmt *From, const Stmt *To,
   auto PF = place(From), PT = place(To);
   if (!PF || !PT)
     return false;
+  return searchAvoiding(PF->Block, PF->Index + 1, *PT, Blockers);
+}
+
+bool ExecutionOrder::reachableAvoiding(const Stmt *To,
+                                       llvm::ArrayRef<const Stmt *> Blockers) const {
+  auto PT = place(To);
+  if (!PT)
+    return false;
+  return searchAvoiding(Graph->getEntry().getBlockID(), 0, *PT, Blockers);
+}
+
+bool ExecutionOrder::searchAvoiding(unsigned From, unsigned Start, Position PT,
+                                    llvm::ArrayRef<const Stmt *> Blockers) const {
   llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 2>> BlockerAt;
   for (const Stmt *S : Blockers)
     if (auto P = place(S))
       BlockerAt[P->Block].push_back(P->Index);
 
   enum class Scan { Found, Blocked, Open };
-  auto ScanBlock = [&](unsigned ID, unsigned Start) {
+  auto ScanBlock = [&](unsigned ID, unsigned Begin) {
     std::optional<unsigned> FirstBlocker;
     if (auto It = BlockerAt.find(ID); It != BlockerAt.end())
       for (unsigned I : It->second)
-        if (I >= Start && (!FirstBlocker || I < *FirstBlocker))
+        if (I >= Begin && (!FirstBlocker || I < *FirstBlocker))
           FirstBlocker = I;
-    if (ID == PT->Block && PT->Index >= Start && (!FirstBlocker || PT->Index < *FirstBlocker))
+    if (ID == PT.Block && PT.Index >= Begin && (!FirstBlocker || PT.Index < *FirstBlocker))
       return Scan::Found;
     return FirstBlocker ? Scan::Blocked : Scan::Open;
   };
 
-  Scan First = ScanBlock(PF->Block, PF->Index + 1);
+  Scan First = ScanBlock(From, Start);
   if (First != Scan::Open)
     return First == Scan::Found;
   llvm::SmallPtrSet<const CFGBlock *, 16> Seen;
   llvm::SmallVector<const CFGBlock *, 16> Work;
-  for (const CFGBlock *Succ : block(PF->Block)->succs())
+  for (const CFGBlock *Succ : block(From)->succs())
     Work.push_back(Succ);
   while (!Work.empty()) {
     const CFGBlock *B = Work.pop_back_val();

@@ -73,6 +73,12 @@ public:
   bool reachesAvoiding(const Stmt *From, const Stmt *To,
                        llvm::ArrayRef<const Stmt *> Blockers) const;
 
+  /// Some path goes from the function's entry to \p To without running any
+  /// of \p Blockers: false when every path to \p To runs one of them first
+  /// (an `eval()` on both branches of an `if` before a forward pass). False
+  /// also when \p To has no place.
+  bool reachableAvoiding(const Stmt *To, llvm::ArrayRef<const Stmt *> Blockers) const;
+
   /// True when \p S has a place in the CFG (not inside a lambda, not in
   /// unreachable code that clang dropped).
   bool isPlaced(const Stmt *S) const { return place(S).has_value(); }
@@ -85,6 +91,10 @@ private:
   std::optional<Position> place(const Stmt *S) const;
   const CFGBlock *block(unsigned ID) const;
   const CFGBlock *loopHeader(const Stmt *Loop) const;
+  /// Some path from element \p Start of block \p From (its successors when
+  /// \p Start is past its end) reaches \p To before any of \p Blockers.
+  bool searchAvoiding(unsigned From, unsigned Start, Position To,
+                      llvm::ArrayRef<const Stmt *> Blockers) const;
 
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> PM;

@@ -116,6 +116,19 @@ void epoch_loop(Classifier &model, torch::Tensor x) {
   model->train();
 }
 
+// eval() on every path to the forward pass, one per branch (the control-flow
+// graph says so; neither call alone precedes it on every path).
+float validate_either_way(ConvNet &cnn, torch::Tensor x, bool half) {
+  ConvNet both;
+  if (half) {
+    both->eval();
+    x = x.to(torch::kHalf);
+  } else {
+    both->eval();
+  }
+  return both->forward(x).sum().item<float>();
+}
+
 // A member switched to evaluation mode in the constructor.
 struct Server {
   Classifier model_;

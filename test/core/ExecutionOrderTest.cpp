@@ -106,6 +106,24 @@ TEST(ExecutionOrder, TrainInOneBranchEndsTheRegionOnThatBranchOnly) {
                                             {Early.call("train")}));
 }
 
+// From the function's entry: does every path run one of the blockers first?
+// (torch-missing-eval: an eval() on both branches before the forward pass.)
+TEST(ExecutionOrder, EveryPathFromTheEntryPassesABlocker) {
+  Parsed Both = parse("if (c1) { eval(); a(); } else { eval(); } use();");
+  EXPECT_FALSE(Both.Order->reachableAvoiding(Both.call("use"),
+                                             {Both.call("eval", 0), Both.call("eval", 1)}));
+  EXPECT_TRUE(Both.Order->reachableAvoiding(Both.call("use"), {Both.call("eval", 0)}));
+  Parsed One = parse("if (c1) eval(); use();");
+  EXPECT_TRUE(One.Order->reachableAvoiding(One.call("use"), {One.call("eval")}));
+  Parsed After = parse("use(); eval();");
+  EXPECT_TRUE(After.Order->reachableAvoiding(After.call("use"), {After.call("eval")}));
+  // In a loop, the first iteration reaches it before the eval() at its end.
+  Parsed Loop = parse("for (int i = 0; i < n; ++i) { use(); eval(); }");
+  EXPECT_TRUE(Loop.Order->reachableAvoiding(Loop.call("use"), {Loop.call("eval")}));
+  Parsed None = parse("use();");
+  EXPECT_TRUE(None.Order->reachableAvoiding(None.call("use"), {}));
+}
+
 TEST(ExecutionOrder, LoopBackEdge) {
   Parsed P = parse("for (int i = 0; i < n; ++i) { use(); eval(); }");
   // eval() of one iteration runs before use() of the next.

@@ -432,16 +432,16 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
   // (a) Code after eval() up to the next train(): from the CFG, what some
   // path from eval() reaches without passing a train() (a train() in one
   // branch ends the region on that branch only); in a lambda, source order.
-  const ExecutionOrder &Order = Shared.order();
   llvm::SmallVector<const Stmt *, 4> TrainStmts(Facts.Trains.begin(), Facts.Trains.end());
   for (size_t I = 0; I < Facts.Evals.size(); ++I) {
+    const ExecutionOrder &Order = Shared.order(); // built for a body with an eval() only
     const CallExpr *Eval = Facts.Evals[I];
     const CallExpr *End = nullptr;
     for (const CallExpr *Train : Facts.Trains)
       if (Before(Eval, Train) && (!End || Before(Train, End)))
         End = Train;
     auto InRegion = [&](const Stmt *S) {
-      if (Order.valid() && Order.isPlaced(Eval) && Order.isPlaced(S))
+      if (Order.isPlaced(Eval) && Order.isPlaced(S))
         return Order.reachesAvoiding(Eval, S, TrainStmts);
       return Before(Eval, S) && (!End || Before(S, End));
     };

@@ -203,7 +203,6 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
   if (!Facts.has(Fact::Sync))
     return;
   for (const TrainingLoop &Loop : Analysis.loops()) {
-    llvm::SmallVector<const CallExpr *, 4> Syncs;
     for (const Fact *F : Facts.of(Fact::Sync)) {
       const auto *Call = dyn_cast<CallExpr>(F->S);
       SyncKind K = Call ? classify(Call) : SyncKind::None;
@@ -212,15 +211,12 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
       if (K != SyncKind::Synchronize &&
           alreadyOnCpu(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
         continue;
-      Syncs.push_back(Call);
-    }
-    for (const CallExpr *Call : Syncs) {
       if (!Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true))
         continue;
       if (valueDecidesControlFlow(Call, Loop.Loop, Analysis.parents()))
         continue;
       std::string What;
-      switch (classify(Call)) {
+      switch (K) {
       case SyncKind::Item:
         What = "item()";
         break;

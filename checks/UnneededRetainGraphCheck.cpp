@@ -356,13 +356,10 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   for (const Fact &Backward : Shared.all())
     if (Backward.K == Fact::Backward || Backward.K == Fact::Grad)
       Backwards.push_back(cast<CallExpr>(Backward.S));
-  llvm::SmallVector<const CallExpr *, 8> UserCalls;
+  llvm::SmallPtrSet<const CallExpr *, 8> UserCallSet;
   for (const auto &[Call, Callee] : Shared.userFunctionCalls())
-    UserCalls.push_back(Call);
-  const llvm::SmallPtrSet<const CallExpr *, 8> UserCallSet(UserCalls.begin(), UserCalls.end());
+    UserCallSet.insert(Call);
   const DefUse &F = Shared.defUse();
-  const DefUse &Defs = F;
-  std::optional<llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4>> Escapes;
   const ParentMap &PM = Shared.parents();
   const ExecutionOrder &Order = Shared.order();
 
@@ -370,10 +367,10 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
                                         SM.getExpansionLoc(compat::beginLoc(B)));
   };
-  /// Both statements have a place in the CFG (not in a lambda): order
+  /// The statements have a place in the CFG (not in a lambda): order
   /// questions about them go to the CFG; others fall back to source order.
-  auto Placed = [&](const Stmt *A, const Stmt *B) {
-    return Order.valid() && Order.isPlaced(A) && Order.isPlaced(B);
+  auto Placed = [&](const Stmt *A, const Stmt *B = nullptr) {
+    return Order.isPlaced(A) && (!B || Order.isPlaced(B));
   };
   auto Within = [&](SourceLocation Loc, const Stmt *Scope) {
     Loc = SM.getExpansionLoc(Loc);
@@ -457,7 +454,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
           };
           const Expr *First = nullptr;
           bool Ordered = false;
-          if (Placed(At, At)) {
+          if (Placed(At)) {
             for (const auto &[Assign, Rhs] : F.assignments(VD)) {
               if (!Within(compat::beginLoc(Assign), loopBody(Loop)) ||
                   !Order.dominates(Assign, At) || ReadsItself(Rhs))
@@ -488,7 +485,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
             // other modification in the loop comes after it).
             for (const Expr *Src : F.sources(VD))
               if (Within(compat::beginLoc(Src), Loop) &&
-                  (Placed(First, First) || !Before(Src, First)))
+                  (Placed(First) || !Before(Src, First)))
                 Work.push_back(Src);
             continue;
           }
@@ -549,6 +546,40 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     }
     GraphFreeMemo[VD] = Free;
     return Free;
+  };
+
+  /// Where values leave the body (EscapeCollector), with the variables each
+  /// one reads, and the variables the sources of each variable read: built
+  /// once per function, when a finding is about to be made.
+  struct Escapes {
+    struct Site {
+      const Stmt *S;
+      llvm::SmallVector<const VarDecl *, 4> Reads;
+    };
+    llvm::SmallVector<Site, 4> Sites;
+    llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 4>> SourcesRead;
+  };
+  std::optional<Escapes> Leaving;
+  auto EscapesOf = [&]() -> const Escapes & {
+    if (Leaving)
+      return *Leaving;
+    Leaving.emplace();
+    auto ReadsOf = [](const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out) {
+      ClosureWalker Reads;
+      Reads.TraverseStmt(const_cast<Expr *>(E));
+      Out.append(Reads.Vars.begin(), Reads.Vars.end());
+    };
+    EscapeCollector Collect;
+    Collect.TraverseStmt(const_cast<Stmt *>(Body));
+    for (const auto &[S, Value] : Collect.Escapes) {
+      Leaving->Sites.push_back({S, {}});
+      ReadsOf(Value, Leaving->Sites.back().Reads);
+    }
+    if (!Leaving->Sites.empty())
+      for (const auto &[Var, Sources] : F.allSources())
+        for (const Expr *Src : Sources)
+          ReadsOf(Src, Leaving->SourcesRead[Var]);
+    return *Leaving;
   };
 
   auto RootOf = [](const CallExpr *Call) -> const Expr * {
@@ -634,7 +665,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     // A later call of the user's code that gets one of these tensors may run a
     // backward pass of its own.
     bool HandedOn = false;
-    for (const CallExpr *User : UserCalls) {
+    for (const auto &[User, Callee] : Shared.userFunctionCalls()) {
       if (User == Call || !Before(Call, User) || isRuntimeCompanionCall(User) ||
           (Placed(Call, User) && !Order.mayRunAfter(User, Call)))
         continue;
@@ -655,41 +686,26 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     // stored in a member, a global or a reference parameter), or reaches one
     // that does through the body's variables: the caller may back-propagate
     // through the graph again.
-    if (!Escapes) {
-      Escapes.emplace();
-      EscapeCollector Collect;
-      Collect.TraverseStmt(const_cast<Stmt *>(Body));
-      *Escapes = std::move(Collect.Escapes);
-    }
-    if (!Escapes->empty()) {
+    const Escapes &Exits = EscapesOf();
+    if (!Exits.Sites.empty()) {
       llvm::SmallPtrSet<const VarDecl *, 16> Carriers;
-      llvm::SmallVector<const VarDecl *, 16> Work;
       for (const VarDecl *V : Tensors)
-        if (!Own.Fresh.contains(V) && !GraphFree(V) && Carriers.insert(V).second)
-          Work.push_back(V);
+        if (!Own.Fresh.contains(V) && !GraphFree(V))
+          Carriers.insert(V);
+      auto ReadsCarrier = [&](llvm::ArrayRef<const VarDecl *> Reads) {
+        return llvm::any_of(Reads, [&](const VarDecl *V) { return Carriers.contains(V); });
+      };
       // Every variable whose value may come from a carrier carries it too.
-      while (!Work.empty()) {
-        Work.pop_back();
-        for (const auto &[Var, Sources] : Defs.allSources())
-          if (!Carriers.contains(Var) && llvm::any_of(Sources, [&](const Expr *Src) {
-                ClosureWalker Reads;
-                Reads.TraverseStmt(const_cast<Expr *>(Src));
-                return llvm::any_of(Reads.Vars,
-                                    [&](const VarDecl *V) { return Carriers.contains(V); });
-              })) {
-            Carriers.insert(Var);
-            Work.push_back(Var);
-          }
+      for (bool Grew = !Carriers.empty(); Grew;) {
+        Grew = false;
+        for (const auto &[Var, Reads] : Exits.SourcesRead)
+          if (!Carriers.contains(Var) && ReadsCarrier(Reads))
+            Grew |= Carriers.insert(Var).second;
       }
-      const bool Leaves = llvm::any_of(*Escapes, [&](const auto &Escape) {
-        const auto &[Site, Value] = Escape;
-        if (Placed(Call, Site) ? !Order.mayRunAfter(Site, Call) : !Before(Call, Site))
-          return false;
-        ClosureWalker Reads;
-        Reads.TraverseStmt(const_cast<Expr *>(Value));
-        return llvm::any_of(Reads.Vars, [&](const VarDecl *V) { return Carriers.contains(V); });
-      });
-      if (Leaves)
+      if (llvm::any_of(Exits.Sites, [&](const Escapes::Site &Site) {
+            return (Placed(Call, Site.S) ? Order.mayRunAfter(Site.S, Call) : Before(Call, Site.S)) &&
+                   ReadsCarrier(Site.Reads);
+          }))
         continue;
     }
 

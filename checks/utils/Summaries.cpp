@@ -152,21 +152,6 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   }
 };
 
-/// What a call of a function summarised as \p Callee adds to its caller's
-/// summary \p S: each effect one level deeper; the unguarded forward pass
-/// only when the call itself is not under a guard (\p CallGuarded).
-void absorbCallee(FunctionSummary &S, const FunctionSummary &Callee, bool CallGuarded) {
-  if (!CallGuarded)
-    lowerLevel(S.UnguardedForward, deeperLevel(Callee.UnguardedForward));
-  lowerLevel(S.Forward, deeperLevel(Callee.Forward));
-  lowerLevel(S.Backward, deeperLevel(Callee.Backward));
-  lowerLevel(S.Step, deeperLevel(Callee.Step));
-  lowerLevel(S.ZeroGrad, deeperLevel(Callee.ZeroGrad));
-  lowerLevel(S.Train, deeperLevel(Callee.Train));
-  lowerLevel(S.Eval, deeperLevel(Callee.Eval));
-  lowerLevel(S.Sync, deeperLevel(Callee.Sync));
-}
-
 bool containsStmt(const Stmt *S, const Stmt *Target) {
   if (!S)
     return false;
@@ -334,7 +319,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         if (!CS)
           break;
         const bool CallGuarded = F.isGuarded(Fc.S);
-        absorbCallee(S, *CS, CallGuarded);
+        absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
         // The calls of other units' functions it makes, one level deeper.
         for (const auto &[USR, Ext] : CS->ExternalCalls) {
           if (deeperLevel(Ext.Level) == NotReached)
@@ -371,7 +356,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       const bool CallGuarded = F.isGuarded(Call);
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
-          absorbCallee(S, *CS, CallGuarded);
+          absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
         }
       // Recorded for linking (SummaryDocument::composeCalls).
       if (std::string U = usrOf(Callee); !U.empty()) {

@@ -304,6 +304,25 @@ static unsigned throughCall(unsigned Level, unsigned CalleeLevel) {
   return Level + 1 + CalleeLevel;
 }
 
+bool absorbCall(FunctionSummary &S, const FunctionSummary &Callee, unsigned Level,
+                unsigned UnguardedLevel) {
+  bool Fell = false;
+  auto Lower = [&](unsigned &Mine, unsigned Theirs, unsigned Through) {
+    unsigned Before = Mine;
+    lowerLevel(Mine, throughCall(Through, Theirs));
+    Fell |= Mine != Before;
+  };
+  Lower(S.UnguardedForward, Callee.UnguardedForward, UnguardedLevel);
+  Lower(S.Forward, Callee.Forward, Level);
+  Lower(S.Backward, Callee.Backward, Level);
+  Lower(S.Step, Callee.Step, Level);
+  Lower(S.ZeroGrad, Callee.ZeroGrad, Level);
+  Lower(S.Train, Callee.Train, Level);
+  Lower(S.Eval, Callee.Eval, Level);
+  Lower(S.Sync, Callee.Sync, Level);
+  return Fell;
+}
+
 // ---- documents --------------------------------------------------------------
 
 void SummaryDocument::merge(const SummaryDocument &Other) {
@@ -329,21 +348,7 @@ void SummaryDocument::composeCalls() {
         auto It = Functions.find(CalleeUSR);
         if (It == Functions.end())
           continue;
-        const FunctionSummary &Callee = It->second;
-        auto Lower = [&](unsigned &Level, unsigned Candidate) {
-          if (Candidate != NotReached && Candidate < Level) {
-            Level = Candidate;
-            Changed = true;
-          }
-        };
-        Lower(S.Forward, throughCall(Call.Level, Callee.Forward));
-        Lower(S.UnguardedForward, throughCall(Call.UnguardedLevel, Callee.UnguardedForward));
-        Lower(S.Backward, throughCall(Call.Level, Callee.Backward));
-        Lower(S.Step, throughCall(Call.Level, Callee.Step));
-        Lower(S.ZeroGrad, throughCall(Call.Level, Callee.ZeroGrad));
-        Lower(S.Train, throughCall(Call.Level, Callee.Train));
-        Lower(S.Eval, throughCall(Call.Level, Callee.Eval));
-        Lower(S.Sync, throughCall(Call.Level, Callee.Sync));
+        Changed |= absorbCall(S, It->second, Call.Level, Call.UnguardedLevel);
       }
     }
   }

@@ -194,6 +194,15 @@ void normaliseMemberLists(FunctionSummary &S);
 void lowerLevel(unsigned &Level, unsigned Candidate);
 /// One more level of calls (NotReached beyond MaxSummaryDepth).
 unsigned deeperLevel(unsigned Level);
+/// What a call of a function summarised as \p Callee adds to \p S when \p S
+/// reaches the call through \p Level levels of calls (0: its own body makes
+/// it): each effect of \p Callee, Level + 1 levels deeper (NotReached beyond
+/// MaxSummaryDepth); the unguarded forward pass only through \p
+/// UnguardedLevel (NotReached: no path to the call is unguarded). True when
+/// a level of \p S fell. Used within a unit for callees defined there or
+/// linked, and by the link for chains over several units (composeCalls).
+bool absorbCall(FunctionSummary &S, const FunctionSummary &Callee, unsigned Level,
+                unsigned UnguardedLevel);
 /// Merges \p From into \p Into ("may do": fewest levels, union of flags).
 /// The name kept is the smaller one, so that the merge is order-free.
 void mergeSummary(FunctionSummary &Into, const FunctionSummary &From);

@@ -84,24 +84,6 @@ bool isOptimizerStepCall(const CallExpr *Call) {
   return MD && isOptimizerClass(MD->getParent());
 }
 
-/// A value through which a function may reach parameters' gradients: a
-/// module, an optimizer (or a pointer or holder of one), a container that may
-/// hold tensors (a parameter list), or a class of the user's with such a
-/// field (a trainer holding its model and optimizer). Not a single tensor.
-static bool isOptimizerLike(QualType T);
-static bool mayReachGradients(QualType T, unsigned Depth = 0) {
-  const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
-  if (!RD || isTensorType(T.getNonReferenceType()))
-    return false;
-  if (isAnyModuleLike(RD) || isOptimizerLike(T) || mayHoldTensor(T.getNonReferenceType()))
-    return true;
-  if (Depth > 1 || isInLibraryNamespace(RD) || RD->isInStdNamespace() || !RD->hasDefinition())
-    return false;
-  return llvm::any_of(RD->getDefinition()->fields(), [&](const FieldDecl *F) {
-    return mayReachGradients(F->getType(), Depth + 1);
-  });
-}
-
 /// An optimizer, a pointer to one or a smart pointer to one.
 static bool isOptimizerLike(QualType T) {
   const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
@@ -115,6 +97,23 @@ static bool isOptimizerLike(QualType T) {
           isOptimizerClass(classOf(Arg.getAsType(), true)))
         return true;
   return false;
+}
+
+/// A value through which a function may reach parameters' gradients: a
+/// module, an optimizer (or a pointer or holder of one), a container that may
+/// hold tensors (a parameter list), or a class of the user's with such a
+/// field (a trainer holding its model and optimizer). Not a single tensor.
+static bool mayReachGradients(QualType T, unsigned Depth = 0) {
+  const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);
+  if (!RD || isTensorType(T.getNonReferenceType()))
+    return false;
+  if (isAnyModuleLike(RD) || isOptimizerLike(T) || mayHoldTensor(T.getNonReferenceType()))
+    return true;
+  if (Depth > 1 || isInLibraryNamespace(RD) || RD->isInStdNamespace() || !RD->hasDefinition())
+    return false;
+  return llvm::any_of(RD->getDefinition()->fields(), [&](const FieldDecl *F) {
+    return mayReachGradients(F->getType(), Depth + 1);
+  });
 }
 
 /// `p.grad()`, `p.mutable_grad()` (through `.data()` / `.detach()`).
@@ -291,17 +290,22 @@ private:
     return std::nullopt;
   }
 
+  /// \p Call gets a value whose type \p Pred accepts, as an argument or as
+  /// the object of a member call.
+  static bool getsValue(const CallExpr *Call, llvm::function_ref<bool(QualType)> Pred) {
+    for (const Expr *Arg : Call->arguments())
+      if (Pred(Arg->getType()))
+        return true;
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+    return MC && Pred(MC->getImplicitObjectArgument()->getType());
+  }
+
   /// A function defined in another translation unit that gets a value
   /// through which it may zero gradients (as argument or object).
   bool mayZeroInOtherUnit(const CallExpr *Call) const {
     // A forward pass defined elsewhere runs the module, it does not zero it.
-    if (isForwardCall(Call) || !externalCallee(Call, Ctx))
-      return false;
-    for (const Expr *Arg : Call->arguments())
-      if (mayReachGradients(Arg->getType()))
-        return true;
-    const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-    return MC && mayReachGradients(MC->getImplicitObjectArgument()->getType());
+    return !isForwardCall(Call) && externalCallee(Call, Ctx) &&
+           getsValue(Call, [](QualType T) { return mayReachGradients(T); });
   }
 
   /// A user function that receives an optimizer (or is called on one).
@@ -309,12 +313,8 @@ private:
     const FunctionDecl *FD = Call->getDirectCallee();
     if (!FD || isInLibraryNamespace(FD) || SM.isInSystemHeader(FD->getLocation()))
       return std::nullopt;
-    for (const Expr *Arg : Call->arguments())
-      if (isOptimizerLike(Arg->getType()))
-        return TrainingEvent::OpaqueOptimizerUse;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-      if (isOptimizerLike(MC->getImplicitObjectArgument()->getType()))
-        return TrainingEvent::OpaqueOptimizerUse;
+    if (getsValue(Call, isOptimizerLike))
+      return TrainingEvent::OpaqueOptimizerUse;
     return std::nullopt;
   }
 

@@ -6,6 +6,8 @@
 #include "clang/AST/DeclFriend.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::torch_check {
 
@@ -60,16 +62,43 @@ static void visitFunction(const FunctionDecl *FD,
     Visit(FD);
 }
 
-static void visitFunctionTemplate(const FunctionTemplateDecl *FT,
-                                  llvm::function_ref<void(const FunctionDecl *)> Visit) {
-  visitFunction(FT->getTemplatedDecl(), Visit);
-  for (const FunctionDecl *Spec : FT->specializations())
-    visitFunction(Spec, Visit);
-}
-
+// The walk is a worklist over declaration contexts with a visited set, never
+// a recursion: the user's code decides how deep contexts nest and whether
+// they lead back to themselves. A class template that befriends every
+// instantiation of itself (`template <typename U> friend class Box;`, as
+// nlohmann/json's basic_json does) names its own template again inside each
+// of its specialisations; each context is entered once. Friend declarations
+// are followed only when they declare a function (a friend function defined
+// in the class): a friend class or class template is a redeclaration of a
+// class defined, and walked, where it is defined. The stack of open contexts
+// keeps the order of a recursive walk (declaration order, each context's
+// functions before the declarations after it).
 void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
                          llvm::function_ref<void(const FunctionDecl *)> Visit) {
-  for (const Decl *D : DC->decls()) {
+  struct Open {
+    DeclContext::decl_iterator It, End;
+  };
+  llvm::SmallVector<Open, 16> Stack;
+  llvm::SmallPtrSet<const DeclContext *, 32> Entered;
+  llvm::SmallPtrSet<const FunctionDecl *, 32> Visited;
+  // Opens the contexts of \p Inner in order (the first is walked first).
+  auto Enter = [&](llvm::ArrayRef<const DeclContext *> Inner) {
+    for (const DeclContext *C : llvm::reverse(Inner))
+      if (C && Entered.insert(C).second)
+        Stack.push_back({C->decls_begin(), C->decls_end()});
+  };
+  auto VisitOnce = [&](const FunctionDecl *FD) {
+    if (FD && Visited.insert(FD).second)
+      visitFunction(FD, Visit);
+  };
+  Enter({DC});
+  while (!Stack.empty()) {
+    Open &Top = Stack.back();
+    if (Top.It == Top.End) {
+      Stack.pop_back();
+      continue;
+    }
+    const Decl *D = *Top.It++;
     if (D->isImplicit())
       continue;
     SourceLocation Loc = D->getLocation();
@@ -77,27 +106,31 @@ void forEachUserFunction(const DeclContext *DC, const SourceManager &SM,
       continue;
     if (const auto *Friend = dyn_cast<FriendDecl>(D)) {
       D = Friend->getFriendDecl();
-      if (!D)
+      if (!isa_and_nonnull<FunctionDecl, FunctionTemplateDecl>(D))
         continue;
     }
     if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D)) {
-      visitFunctionTemplate(FT, Visit);
-      forEachUserFunction(FT->getTemplatedDecl(), SM, Visit); // local classes
+      VisitOnce(FT->getTemplatedDecl());
+      for (const FunctionDecl *Spec : FT->specializations())
+        VisitOnce(Spec);
+      Enter({FT->getTemplatedDecl()}); // local classes
       continue;
     }
     if (const auto *CT = dyn_cast<ClassTemplateDecl>(D)) {
-      forEachUserFunction(CT->getTemplatedDecl(), SM, Visit);
-      // The members its implicit and explicit instantiations define (an
-      // explicit specialisation is a declaration of its own, visited there).
+      // The pattern, then the members its implicit and explicit
+      // instantiations define (an explicit specialisation is a declaration
+      // of its own, visited there).
+      llvm::SmallVector<const DeclContext *, 8> Inner{CT->getTemplatedDecl()};
       for (const ClassTemplateSpecializationDecl *Spec : CT->specializations())
         if (Spec->getSpecializationKind() != TSK_ExplicitSpecialization)
-          forEachUserFunction(Spec, SM, Visit);
+          Inner.push_back(Spec);
+      Enter(Inner);
       continue;
     }
     if (const auto *FD = dyn_cast<FunctionDecl>(D))
-      visitFunction(FD, Visit);
+      VisitOnce(FD);
     if (const auto *Inner = dyn_cast<DeclContext>(D))
-      forEachUserFunction(Inner, SM, Visit);
+      Enter({Inner});
   }
 }
 

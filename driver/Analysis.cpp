@@ -2,6 +2,7 @@
 #include "Analysis.h"
 #include "AtomicWrite.h"
 #include "Baseline.h"
+#include "CrashIsolation.h"
 #include "GitDiff.h"
 #include "Pch.h"
 #include "Prefilter.h"
@@ -24,6 +25,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace libtorch_tidy {
 
@@ -109,6 +111,9 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
                                     T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
   for (const std::string &A : T.ExtraArgs)
     Parts.push_back("extra:" + A);
+  // The user's modules, by content: a rebuilt module may find other things.
+  for (const std::string &M : T.Loads)
+    Parts.push_back("load:" + M + "=" + Hasher.hash(M));
   if (T.WriteSummaries)
     Parts.push_back("writes-summaries");
   // Every .clang-tidy clang-tidy may read for this file.
@@ -145,6 +150,16 @@ bool pchRunFailed(const TidyResult &R) {
     if (F.isCompilerError())
       return true;
   return false;
+}
+
+/// Where crash reports go: the cache directory's crashes/ when there is
+/// one, else the system's temporary directory.
+std::string crashReportDir(const AnalysisPlan &P) {
+  if (!llvm::sys::fs::is_directory(P.CacheDir))
+    return "";
+  llvm::SmallString<256> Dir(P.CacheDir);
+  llvm::sys::path::append(Dir, "crashes");
+  return std::string(Dir);
 }
 
 /// The progress line on a terminal: [done/total] elapsed, current file.
@@ -438,7 +453,11 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
               R = runClangTidy(Opt.Tidy, Units[I].File, Extras);
             }
           }
-          if (Opt.UseCache && !R.Failed) {
+          if (crashed(R))
+            R = isolateCrashes(Opt.Tidy, Units[I].File, Extras, std::move(R), crashReportDir(P));
+          // A result without a crashed check's findings is not cached: the
+          // next run reports the crash again instead of a quietly shorter list.
+          if (Opt.UseCache && !R.Failed && R.Crashes.empty()) {
             std::vector<std::string> Files = {Units[I].File};
             Files.insert(Files.end(), R.Includes.begin(), R.Includes.end());
             Files.insert(Files.end(), PchFiles.begin(), PchFiles.end());
@@ -660,7 +679,7 @@ FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
     if (R.Failed) {
       // Not analysed: its compiler errors explain why; none of its
       // diagnostics is a finding.
-      UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, ""};
+      UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, "", P.Units[I].File, R.CrashReport};
       for (Finding &F : R.Findings)
         if (F.isCompilerError()) {
           M.Sources->locate(F.Loc);
@@ -674,6 +693,8 @@ FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
       continue;
     }
     ++M.Analysed;
+    for (CheckCrash &C : R.Crashes)
+      M.Crashes.push_back({displayPath(P.Units[I].File, P.Opt.Cwd), P.Units[I].File, std::move(C)});
     for (Finding &F : R.Findings) {
       M.Sources->locate(F.Loc);
       for (Note &N : F.Notes)
@@ -891,6 +912,12 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
     OS << ")";
   }
   OS << "; " << M.Analysed << " of " << P.Selected << " translation units analysed";
+  if (!M.Crashes.empty()) {
+    llvm::StringSet<> Partial;
+    for (const UnitCrash &C : M.Crashes)
+      Partial.insert(C.File);
+    OS << " (" << Partial.size() << " without the findings of a check that crashed)";
+  }
   if (!M.Failures.empty())
     OS << ", " << M.Failures.size() << " could not be";
   if (P.SkippedNoTorch)
@@ -944,7 +971,43 @@ void printFailures(const FindingsModel &M, llvm::raw_ostream &OS) {
     OS << "libtorch-tidy: not analysed: " << F.File << ": " << F.Reason << "\n";
     if (!F.Suggestion.empty())
       OS << "libtorch-tidy: fix: " << F.Suggestion << "\n";
+    if (!F.CrashReport.empty())
+      OS << "libtorch-tidy: crash report: " << F.CrashReport << "\n";
   }
+  for (const UnitCrash &C : M.Crashes) {
+    OS << "libtorch-tidy: check crashed: " << C.File << ": " << C.Crash.Check << ": " << C.Crash.Signal
+       << "; its findings in this file are missing, the other checks' are reported\n";
+    if (!C.Crash.Report.empty())
+      OS << "libtorch-tidy: crash report: " << C.Crash.Report << "\n";
+  }
+}
+
+std::vector<AnalysisNotice> analysisNotices(const FindingsModel &M) {
+  std::vector<AnalysisNotice> Out;
+  for (const UnitFailure &F : M.Failures)
+    Out.push_back({F.Source.empty() ? F.File : F.Source, "",
+                   "not analysed: " + F.Reason + (F.Suggestion.empty() ? "" : "; fix: " + F.Suggestion),
+                   F.CrashReport});
+  for (const UnitCrash &C : M.Crashes)
+    Out.push_back({C.Source, C.Crash.Check,
+                   C.Crash.Check + " crashed clang-tidy on this file (" + C.Crash.Signal +
+                       "): its findings here are missing, the other checks' are reported",
+                   C.Crash.Report});
+  return Out;
+}
+
+std::string crashedChecksLine(const FindingsModel &M) {
+  if (M.Crashes.empty())
+    return "";
+  std::set<std::string> Checks, Files;
+  for (const UnitCrash &C : M.Crashes) {
+    Checks.insert(C.Crash.Check);
+    Files.insert(C.File);
+  }
+  return llvm::join(Checks, ", ") + " crashed on " +
+         countOf(Files.size(), "translation unit") + " (" +
+         (Files.size() == 1 ? *Files.begin() : std::string("listed above")) +
+         "): the findings of the other checks are reported";
 }
 
 } // namespace libtorch_tidy

@@ -522,12 +522,12 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
     const TidyResult &R = Run.Results[I];
     std::string File = displayPath(Plan->Units[I].File, Plan->Opt.Cwd);
     if (R.Failed) {
-      Pass.Failures.push_back({File, R.Error, ""});
+      Pass.Failures.push_back({File, R.Error, "", Plan->Units[I].File, R.CrashReport});
       continue;
     }
     auto Doc = clang::tidy::torch_check::parseSummaryDocument(R.Summaries);
     if (!Doc) {
-      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), ""});
+      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), "", Plan->Units[I].File, ""});
       continue;
     }
     Pass.Linked.merge(*Doc);
@@ -661,15 +661,77 @@ llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool
   return std::string(Path);
 }
 
-/// The fix of a unit that does not compile, when its first error names it.
-std::string fixFor(llvm::StringRef Error) {
+/// The C++ standard a compile command asks for (11 for -std=gnu++11, 98 for
+/// c++03), or 0 when it names none.
+static unsigned languageStandard(const CompileCommand &C, std::string &Flag) {
+  unsigned Std = 0;
+  for (llvm::StringRef A : C.Arguments) {
+    llvm::StringRef V = A;
+    if (!V.consume_front("-std=") && !V.consume_front("--std=") && !V.consume_front("/std:"))
+      continue;
+    llvm::SmallVector<llvm::StringRef, 2> M;
+    if (!llvm::Regex("^(gnu|c)\\+\\+([0-9][0-9a-z])$").match(V, &M))
+      continue;
+    static const llvm::StringMap<unsigned> Aliases = {{"0x", 11}, {"1y", 14}, {"1z", 17}, {"2a", 20},
+                                                       {"2b", 23}, {"2c", 26}, {"03", 98}};
+    auto It = Aliases.find(M[2]);
+    unsigned N = It != Aliases.end() ? It->second : 0;
+    if (!N && M[2].getAsInteger(10, N))
+      continue;
+    Std = N;
+    Flag = A.str();
+  }
+  return Std;
+}
+
+/// The fix of a unit that does not compile, when its first error names it:
+/// a missing header (an -I, or the OpenMP headers of the clang in use), or a
+/// language standard too old for LibTorch, whose headers say so in an #error
+/// ("You need C++14 to compile PyTorch") before a cascade of other errors.
+std::string fixFor(llvm::StringRef Error, const CompileCommand &C) {
   llvm::SmallVector<llvm::StringRef, 2> M;
-  if (!llvm::Regex("'([^']+)' file not found").match(Error, &M))
-    return "";
-  if (M[1] == "omp.h")
-    return "install the OpenMP headers of clang " + std::to_string(pluginLLVMMajor()) +
-           " (Debian: apt-get install libomp-" + std::to_string(pluginLLVMMajor()) + "-dev)";
-  return "pass the directory holding '" + M[1].str() + "' with --extra-arg=-I<dir>";
+  if (llvm::Regex("'([^']+)' file not found").match(Error, &M)) {
+    if (M[1] == "omp.h")
+      return "install the OpenMP headers of clang " + std::to_string(pluginLLVMMajor()) +
+             " (Debian: apt-get install libomp-" + std::to_string(pluginLLVMMajor()) + "-dev)";
+    return "pass the directory holding '" + M[1].str() + "' with --extra-arg=-I<dir>";
+  }
+  if (llvm::Regex("C\\+\\+ ?[0-9][0-9]").match(Error)) {
+    // The torch- checks need C++17 (isLanguageVersionSupported), and so does
+    // LibTorch 2; 1.13 wants C++14.
+    std::string Flag;
+    unsigned Std = languageStandard(C, Flag);
+    if (Std && Std != 98 && Std >= 17)
+      return "";
+    return "compile with -std=c++17 or later (" +
+           (Flag.empty() ? std::string("the compile command sets no -std") : "the compile command has " + Flag) +
+           ")";
+  }
+  return "";
+}
+
+/// The error that says why a unit does not compile: one whose fix is known,
+/// else the first with a location. clang-tidy sorts its diagnostics by file,
+/// so the locationless "too many errors emitted" comes first, and the
+/// errors of a cascade come in the order of their files' paths, not of
+/// their cause.
+static Finding *firstCompileError(std::vector<Finding> &Findings, const CompileCommand &C,
+                                  SourceCache &Sources) {
+  Finding *First = nullptr, *Located = nullptr;
+  for (Finding &F : Findings) {
+    if (!F.isCompilerError())
+      continue;
+    if (!First)
+      First = &F;
+    if (F.Loc.File.empty())
+      continue;
+    Sources.locate(F.Loc);
+    if (!fixFor(F.Message, C).empty())
+      return &F;
+    if (!Located)
+      Located = &F;
+  }
+  return Located ? Located : First;
 }
 
 FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
@@ -680,15 +742,12 @@ FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
       // Not analysed: its compiler errors explain why; none of its
       // diagnostics is a finding.
       UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, "", P.Units[I].File, R.CrashReport};
-      for (Finding &F : R.Findings)
-        if (F.isCompilerError()) {
-          M.Sources->locate(F.Loc);
-          U.Reason = "does not compile: " + displayPath(F.Loc.File, P.Opt.Cwd) + ":" +
-                     std::to_string(F.Loc.Line) + ":" + std::to_string(F.Loc.Column) + ": error: " +
-                     F.Message;
-          U.Suggestion = fixFor(F.Message);
-          break;
-        }
+      if (Finding *F = firstCompileError(R.Findings, P.Units[I], *M.Sources)) {
+        U.Reason = "does not compile: " + displayPath(F->Loc.File, P.Opt.Cwd) + ":" +
+                   std::to_string(F->Loc.Line) + ":" + std::to_string(F->Loc.Column) + ": error: " +
+                   F->Message;
+        U.Suggestion = fixFor(F->Message, P.Units[I]);
+      }
       M.Failures.push_back(std::move(U));
       continue;
     }

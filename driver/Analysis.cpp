@@ -2,6 +2,7 @@
 #include "Analysis.h"
 #include "AtomicWrite.h"
 #include "Baseline.h"
+#include "CrashIsolation.h"
 #include "GitDiff.h"
 #include "Pch.h"
 #include "Prefilter.h"
@@ -24,6 +25,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace libtorch_tidy {
 
@@ -109,6 +111,9 @@ std::string commandKey(const std::string &ToolId, const TidyOptions &T, const Co
                                     T.ConfigFile.empty() ? "" : Hasher.hash(T.ConfigFile)};
   for (const std::string &A : T.ExtraArgs)
     Parts.push_back("extra:" + A);
+  // The user's modules, by content: a rebuilt module may find other things.
+  for (const std::string &M : T.Loads)
+    Parts.push_back("load:" + M + "=" + Hasher.hash(M));
   if (T.WriteSummaries)
     Parts.push_back("writes-summaries");
   // Every .clang-tidy clang-tidy may read for this file.
@@ -145,6 +150,16 @@ bool pchRunFailed(const TidyResult &R) {
     if (F.isCompilerError())
       return true;
   return false;
+}
+
+/// Where crash reports go: the cache directory's crashes/ when there is
+/// one, else the system's temporary directory.
+std::string crashReportDir(const AnalysisPlan &P) {
+  if (!llvm::sys::fs::is_directory(P.CacheDir))
+    return "";
+  llvm::SmallString<256> Dir(P.CacheDir);
+  llvm::sys::path::append(Dir, "crashes");
+  return std::string(Dir);
 }
 
 /// The progress line on a terminal: [done/total] elapsed, current file.
@@ -438,7 +453,11 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
               R = runClangTidy(Opt.Tidy, Units[I].File, Extras);
             }
           }
-          if (Opt.UseCache && !R.Failed) {
+          if (crashed(R))
+            R = isolateCrashes(Opt.Tidy, Units[I].File, Extras, std::move(R), crashReportDir(P));
+          // A result without a crashed check's findings is not cached: the
+          // next run reports the crash again instead of a quietly shorter list.
+          if (Opt.UseCache && !R.Failed && R.Crashes.empty()) {
             std::vector<std::string> Files = {Units[I].File};
             Files.insert(Files.end(), R.Includes.begin(), R.Includes.end());
             Files.insert(Files.end(), PchFiles.begin(), PchFiles.end());
@@ -503,12 +522,12 @@ llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
     const TidyResult &R = Run.Results[I];
     std::string File = displayPath(Plan->Units[I].File, Plan->Opt.Cwd);
     if (R.Failed) {
-      Pass.Failures.push_back({File, R.Error, ""});
+      Pass.Failures.push_back({File, R.Error, "", Plan->Units[I].File, R.CrashReport});
       continue;
     }
     auto Doc = clang::tidy::torch_check::parseSummaryDocument(R.Summaries);
     if (!Doc) {
-      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), ""});
+      Pass.Failures.push_back({File, "its summaries: " + llvm::toString(Doc.takeError()), "", Plan->Units[I].File, ""});
       continue;
     }
     Pass.Linked.merge(*Doc);
@@ -642,15 +661,77 @@ llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool
   return std::string(Path);
 }
 
-/// The fix of a unit that does not compile, when its first error names it.
-std::string fixFor(llvm::StringRef Error) {
+/// The C++ standard a compile command asks for (11 for -std=gnu++11, 98 for
+/// c++03), or 0 when it names none.
+static unsigned languageStandard(const CompileCommand &C, std::string &Flag) {
+  unsigned Std = 0;
+  for (llvm::StringRef A : C.Arguments) {
+    llvm::StringRef V = A;
+    if (!V.consume_front("-std=") && !V.consume_front("--std=") && !V.consume_front("/std:"))
+      continue;
+    llvm::SmallVector<llvm::StringRef, 2> M;
+    if (!llvm::Regex("^(gnu|c)\\+\\+([0-9][0-9a-z])$").match(V, &M))
+      continue;
+    static const llvm::StringMap<unsigned> Aliases = {{"0x", 11}, {"1y", 14}, {"1z", 17}, {"2a", 20},
+                                                       {"2b", 23}, {"2c", 26}, {"03", 98}};
+    auto It = Aliases.find(M[2]);
+    unsigned N = It != Aliases.end() ? It->second : 0;
+    if (!N && M[2].getAsInteger(10, N))
+      continue;
+    Std = N;
+    Flag = A.str();
+  }
+  return Std;
+}
+
+/// The fix of a unit that does not compile, when its first error names it:
+/// a missing header (an -I, or the OpenMP headers of the clang in use), or a
+/// language standard too old for LibTorch, whose headers say so in an #error
+/// ("You need C++14 to compile PyTorch") before a cascade of other errors.
+std::string fixFor(llvm::StringRef Error, const CompileCommand &C) {
   llvm::SmallVector<llvm::StringRef, 2> M;
-  if (!llvm::Regex("'([^']+)' file not found").match(Error, &M))
-    return "";
-  if (M[1] == "omp.h")
-    return "install the OpenMP headers of clang " + std::to_string(pluginLLVMMajor()) +
-           " (Debian: apt-get install libomp-" + std::to_string(pluginLLVMMajor()) + "-dev)";
-  return "pass the directory holding '" + M[1].str() + "' with --extra-arg=-I<dir>";
+  if (llvm::Regex("'([^']+)' file not found").match(Error, &M)) {
+    if (M[1] == "omp.h")
+      return "install the OpenMP headers of clang " + std::to_string(pluginLLVMMajor()) +
+             " (Debian: apt-get install libomp-" + std::to_string(pluginLLVMMajor()) + "-dev)";
+    return "pass the directory holding '" + M[1].str() + "' with --extra-arg=-I<dir>";
+  }
+  if (llvm::Regex("C\\+\\+ ?[0-9][0-9]").match(Error)) {
+    // The torch- checks need C++17 (isLanguageVersionSupported), and so does
+    // LibTorch 2; 1.13 wants C++14.
+    std::string Flag;
+    unsigned Std = languageStandard(C, Flag);
+    if (Std && Std != 98 && Std >= 17)
+      return "";
+    return "compile with -std=c++17 or later (" +
+           (Flag.empty() ? std::string("the compile command sets no -std") : "the compile command has " + Flag) +
+           ")";
+  }
+  return "";
+}
+
+/// The error that says why a unit does not compile: one whose fix is known,
+/// else the first with a location. clang-tidy sorts its diagnostics by file,
+/// so the locationless "too many errors emitted" comes first, and the
+/// errors of a cascade come in the order of their files' paths, not of
+/// their cause.
+static Finding *firstCompileError(std::vector<Finding> &Findings, const CompileCommand &C,
+                                  SourceCache &Sources) {
+  Finding *First = nullptr, *Located = nullptr;
+  for (Finding &F : Findings) {
+    if (!F.isCompilerError())
+      continue;
+    if (!First)
+      First = &F;
+    if (F.Loc.File.empty())
+      continue;
+    Sources.locate(F.Loc);
+    if (!fixFor(F.Message, C).empty())
+      return &F;
+    if (!Located)
+      Located = &F;
+  }
+  return Located ? Located : First;
 }
 
 FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
@@ -660,20 +741,19 @@ FindingsModel collectFindings(const AnalysisPlan &P, AnalysisRun &Run) {
     if (R.Failed) {
       // Not analysed: its compiler errors explain why; none of its
       // diagnostics is a finding.
-      UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, ""};
-      for (Finding &F : R.Findings)
-        if (F.isCompilerError()) {
-          M.Sources->locate(F.Loc);
-          U.Reason = "does not compile: " + displayPath(F.Loc.File, P.Opt.Cwd) + ":" +
-                     std::to_string(F.Loc.Line) + ":" + std::to_string(F.Loc.Column) + ": error: " +
-                     F.Message;
-          U.Suggestion = fixFor(F.Message);
-          break;
-        }
+      UnitFailure U{displayPath(P.Units[I].File, P.Opt.Cwd), R.Error, "", P.Units[I].File, R.CrashReport};
+      if (Finding *F = firstCompileError(R.Findings, P.Units[I], *M.Sources)) {
+        U.Reason = "does not compile: " + displayPath(F->Loc.File, P.Opt.Cwd) + ":" +
+                   std::to_string(F->Loc.Line) + ":" + std::to_string(F->Loc.Column) + ": error: " +
+                   F->Message;
+        U.Suggestion = fixFor(F->Message, P.Units[I]);
+      }
       M.Failures.push_back(std::move(U));
       continue;
     }
     ++M.Analysed;
+    for (CheckCrash &C : R.Crashes)
+      M.Crashes.push_back({displayPath(P.Units[I].File, P.Opt.Cwd), P.Units[I].File, std::move(C)});
     for (Finding &F : R.Findings) {
       M.Sources->locate(F.Loc);
       for (Note &N : F.Notes)
@@ -891,6 +971,12 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
     OS << ")";
   }
   OS << "; " << M.Analysed << " of " << P.Selected << " translation units analysed";
+  if (!M.Crashes.empty()) {
+    llvm::StringSet<> Partial;
+    for (const UnitCrash &C : M.Crashes)
+      Partial.insert(C.File);
+    OS << " (" << Partial.size() << " without the findings of a check that crashed)";
+  }
   if (!M.Failures.empty())
     OS << ", " << M.Failures.size() << " could not be";
   if (P.SkippedNoTorch)
@@ -944,7 +1030,43 @@ void printFailures(const FindingsModel &M, llvm::raw_ostream &OS) {
     OS << "libtorch-tidy: not analysed: " << F.File << ": " << F.Reason << "\n";
     if (!F.Suggestion.empty())
       OS << "libtorch-tidy: fix: " << F.Suggestion << "\n";
+    if (!F.CrashReport.empty())
+      OS << "libtorch-tidy: crash report: " << F.CrashReport << "\n";
   }
+  for (const UnitCrash &C : M.Crashes) {
+    OS << "libtorch-tidy: check crashed: " << C.File << ": " << C.Crash.Check << ": " << C.Crash.Signal
+       << "; its findings in this file are missing, the other checks' are reported\n";
+    if (!C.Crash.Report.empty())
+      OS << "libtorch-tidy: crash report: " << C.Crash.Report << "\n";
+  }
+}
+
+std::vector<AnalysisNotice> analysisNotices(const FindingsModel &M) {
+  std::vector<AnalysisNotice> Out;
+  for (const UnitFailure &F : M.Failures)
+    Out.push_back({F.Source.empty() ? F.File : F.Source, "",
+                   "not analysed: " + F.Reason + (F.Suggestion.empty() ? "" : "; fix: " + F.Suggestion),
+                   F.CrashReport});
+  for (const UnitCrash &C : M.Crashes)
+    Out.push_back({C.Source, C.Crash.Check,
+                   C.Crash.Check + " crashed clang-tidy on this file (" + C.Crash.Signal +
+                       "): its findings here are missing, the other checks' are reported",
+                   C.Crash.Report});
+  return Out;
+}
+
+std::string crashedChecksLine(const FindingsModel &M) {
+  if (M.Crashes.empty())
+    return "";
+  std::set<std::string> Checks, Files;
+  for (const UnitCrash &C : M.Crashes) {
+    Checks.insert(C.Crash.Check);
+    Files.insert(C.File);
+  }
+  return llvm::join(Checks, ", ") + " crashed on " +
+         countOf(Files.size(), "translation unit") + " (" +
+         (Files.size() == 1 ? *Files.begin() : std::string("listed above")) +
+         "): the findings of the other checks are reported";
 }
 
 } // namespace libtorch_tidy

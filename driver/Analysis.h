@@ -97,9 +97,19 @@ AnalysisRun runAnalysis(const AnalysisPlan &Plan);
 
 /// A translation unit that could not be analysed: never a finding.
 struct UnitFailure {
-  std::string File;       // as displayed
-  std::string Reason;     // one line: "does not compile: <first error>", or clang-tidy's
-  std::string Suggestion; // the fix, when the cause is known; else empty
+  std::string File;        // as displayed
+  std::string Reason;      // one line: "does not compile: <first error>", or clang-tidy's
+  std::string Suggestion;  // the fix, when the cause is known; else empty
+  std::string Source;      // the main file, absolute (empty: File is)
+  std::string CrashReport; // clang-tidy crashed with none of the unit's checks: its report
+};
+
+/// A check that crashed on a translation unit whose other checks' findings
+/// are reported (CrashIsolation.h): that check's findings there are missing.
+struct UnitCrash {
+  std::string File;   // as displayed
+  std::string Source; // the main file, absolute
+  CheckCrash Crash;
 };
 
 /// The findings model every report and subcommand reads.
@@ -107,6 +117,7 @@ struct FindingsModel {
   std::unique_ptr<SourceCache> Sources = std::make_unique<SourceCache>();
   std::vector<Finding> Findings; // sorted, deduplicated; never a compiler error
   std::vector<UnitFailure> Failures;
+  std::vector<UnitCrash> Crashes; // in units counted in Analysed
   size_t Analysed = 0;   // units analysed to the end
   size_t AtBase = 0;     // --diff: findings already there at the base revision
   size_t OutsideDiff = 0; // --diff without a base comparison: on unchanged lines
@@ -182,8 +193,16 @@ std::string countOf(size_t N, llvm::StringRef Singular, llvm::StringRef Plural =
 void printSummary(const AnalysisPlan &Plan, const AnalysisRun &Run, const FindingsModel &Model,
                   llvm::raw_ostream &OS);
 
-/// The failures, one line each, and the fixes they name.
+/// The failures, one line each, and the fixes they name; the crashed
+/// checks, each with its crash report.
 void printFailures(const FindingsModel &Model, llvm::raw_ostream &OS);
+
+/// The units not analysed and the crashed checks, for the reports.
+std::vector<AnalysisNotice> analysisNotices(const FindingsModel &Model);
+
+/// One line for the exit status of a run where checks crashed: which, on how
+/// many units (empty when none did).
+std::string crashedChecksLine(const FindingsModel &Model);
 
 } // namespace libtorch_tidy
 

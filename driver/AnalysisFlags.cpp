@@ -37,6 +37,13 @@ llvm::Expected<AnalysisOptions> AnalysisFlags::options(const std::string &Cwd) c
   O.Tidy.HeaderFilter = HeaderFilter;
   O.Tidy.ConfigFile = ConfigFile;
   O.Tidy.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  for (const std::string &Module : Load) {
+    std::string Abs = makeAbsolute(Module);
+    if (!llvm::sys::fs::is_regular_file(Abs))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "module '" + Module + "' (from --load) does not exist");
+    O.Tidy.Loads.push_back(Abs);
+  }
   O.UsePch = !NoPch;
   O.UseCache = !NoCache;
   O.CacheDir = CacheDir;

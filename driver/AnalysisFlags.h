@@ -61,6 +61,11 @@ struct AnalysisFlags {
                                     llvm::cl::desc("LibTorchTidy.so to load (default: $LIBTORCH_TIDY_PLUGIN, "
                                                    "else ../lib/LibTorchTidy.so beside the command)"),
                                     llvm::cl::value_desc("path"), llvm::cl::cat(driverCategory())};
+  llvm::cl::list<std::string> Load{"load",
+                                   llvm::cl::desc("Also load this clang-tidy module into clang-tidy (repeatable): "
+                                                  "your own checks beside the torch- ones, enabled by the "
+                                                  "configuration or --checks"),
+                                   llvm::cl::value_desc("module.so"), llvm::cl::cat(driverCategory())};
   llvm::cl::opt<bool> Quiet{"quiet", llvm::cl::desc("No progress line and no summary"),
                             llvm::cl::cat(driverCategory())};
   llvm::cl::opt<bool> NoPch{"no-pch",

@@ -57,7 +57,9 @@ const char Overview[] =
     "Reads compile_commands.json, skips the translation units that cannot involve LibTorch,\n"
     "runs clang-tidy with the LibTorchTidy plugin on the others in parallel and reports the\n"
     "findings. PATHs (files or directories) restrict the analysis to the translation units\n"
-    "under them. Exit status: 0 no findings, 1 findings, 2 usage or environment error.\n";
+    "under them. Exit status: 0 no findings, 1 findings, 2 usage or environment error or a\n"
+    "translation unit not analysed, 4 a check crashed on some translation unit (the other\n"
+    "checks' findings are reported, and the crash report named).\n";
 
 /// The default command's options besides the analysis's (AnalysisFlags.h).
 struct Options : AnalysisFlags {
@@ -265,6 +267,7 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   Ctx.Root = Cwd;
   Ctx.Sources = &Sources;
   Ctx.Shard = APlan.ShardReport;
+  Ctx.Notices = analysisNotices(Model);
   if (*Format == ReportFormat::Sarif) {
     std::string Docs = findDocsDir();
     if (auto Checks = registeredChecks(Tidy, Plugin))
@@ -300,6 +303,10 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   if (!Failures.empty())
     return fail(countOf(Failures.size(), "translation unit") + " could not be analysed (" +
                 (Failures.size() == 1 ? Failures.front().File : std::string("listed above")) + ")");
+  if (!Model.Crashes.empty()) {
+    fail(crashedChecksLine(Model));
+    return ExitCheckCrashed;
+  }
   if (!Opt.WriteBaseline.empty())
     return ExitClean;
   // With --fix: exit 1 only for what remains to do by hand.

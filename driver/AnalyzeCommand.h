@@ -10,6 +10,9 @@ enum ExitCode {
   ExitFindings = 1,
   ExitError = 2,
   ExitApi = 3, // review: the platform API refused the request or could not be reached
+  // Every unit was analysed, but a check crashed on some: the other checks'
+  // findings are reported, that check's there are missing (CrashIsolation.h).
+  ExitCheckCrashed = 4,
 };
 
 /// The default command: analyse a project. argv[0] is the program name.

@@ -8,6 +8,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA1.h"
 
 namespace libtorch_tidy {
 
@@ -66,6 +67,16 @@ CheckInfo checkInfo(llvm::StringRef Check, llvm::StringRef DocsDir) {
 
 static std::string path(const ReportContext &Ctx, llvm::StringRef File) {
   return displayPath(File, Ctx.Root);
+}
+
+/// The id a notice is reported under: the crashed check, else the driver's.
+static std::string noticeId(const AnalysisNotice &N) {
+  return N.Check.empty() ? "libtorch-tidy-not-analysed" : N.Check;
+}
+
+/// The notice's one line, with its crash report when there is one.
+static std::string noticeText(const AnalysisNotice &N) {
+  return N.CrashReport.empty() ? N.Message : N.Message + " (crash report: " + N.CrashReport + ")";
 }
 
 // ---- text: clang-style -------------------------------------------------------
@@ -146,6 +157,18 @@ static void writeJson(const std::vector<Finding> &Findings, const ReportContext 
   json::Object Doc{{"version", 1}, {"tool", "libtorch-tidy"}, {"findings", std::move(Items)}};
   if (Ctx.Shard)
     Doc["shard"] = shardJson(*Ctx.Shard);
+  if (!Ctx.Notices.empty()) {
+    json::Array Failures;
+    for (const AnalysisNotice &N : Ctx.Notices) {
+      json::Object O{{"file", path(Ctx, N.File)}, {"message", N.Message}};
+      if (!N.Check.empty())
+        O["check"] = N.Check;
+      if (!N.CrashReport.empty())
+        O["crash_report"] = N.CrashReport;
+      Failures.push_back(std::move(O));
+    }
+    Doc["failures"] = std::move(Failures);
+  }
   OS << llvm::formatv("{0:2}", json::Value(std::move(Doc))) << '\n';
 }
 
@@ -191,6 +214,29 @@ static json::Object region(const ReportContext &Ctx, const Location &L) {
     R["charOffset"] = L.Offset;
   }
   return R;
+}
+
+/// The run's one invocation when part of it failed: executionSuccessful
+/// false, a toolExecutionNotification per unit not analysed or crashed check
+/// (code-scanning services list them as the tool's errors).
+static json::Object sarifInvocation(const ReportContext &Ctx) {
+  json::Array Notifications;
+  for (const AnalysisNotice &N : Ctx.Notices) {
+    json::Object O{
+        {"level", "error"},
+        {"message", json::Object{{"text", noticeText(N)}}},
+        {"descriptor", json::Object{{"id", N.Check.empty() ? "libtorch-tidy/not-analysed"
+                                                            : "libtorch-tidy/check-crashed"}}},
+        {"locations", json::Array{json::Object{
+                          {"physicalLocation", json::Object{{"artifactLocation", artifactLocation(Ctx, N.File)}}}}}}};
+    if (!N.Check.empty())
+      O["associatedRule"] = json::Object{{"id", N.Check}};
+    if (!N.CrashReport.empty())
+      O["properties"] = json::Object{{"crashReport", N.CrashReport}};
+    Notifications.push_back(std::move(O));
+  }
+  return json::Object{{"executionSuccessful", false},
+                      {"toolExecutionNotifications", std::move(Notifications)}};
 }
 
 static void writeSarif(const std::vector<Finding> &Findings, const ReportContext &Ctx,
@@ -275,6 +321,8 @@ static void writeSarif(const std::vector<Finding> &Findings, const ReportContext
                    {"results", std::move(Results)}};
   if (Ctx.Shard)
     Run["properties"] = json::Object{{"libtorchTidyShard", shardJson(*Ctx.Shard)}};
+  if (!Ctx.Notices.empty())
+    Run["invocations"] = json::Array{sarifInvocation(Ctx)};
   json::Object Doc{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                    {"version", "2.1.0"},
                    {"runs", json::Array{std::move(Run)}}};
@@ -310,6 +358,11 @@ static void writeGitHub(const std::vector<Finding> &Findings, const ReportContex
     }
     OS << "title=" << githubEscape(F.Check, true) << "::" << githubEscape(F.Message, false) << '\n';
   }
+  for (const AnalysisNotice &N : Ctx.Notices)
+    OS << "::error file=" << githubEscape(path(Ctx, N.File), true) << ",title="
+       << githubEscape(N.Check.empty() ? "libtorch-tidy: not analysed" : "libtorch-tidy: " + N.Check + " crashed",
+                       true)
+       << "::" << githubEscape(noticeText(N), false) << '\n';
 }
 
 // ---- GitLab Code Quality -----------------------------------------------------
@@ -328,6 +381,18 @@ static void writeGitLab(const std::vector<Finding> &Findings, const ReportContex
         {"severity", F.Level == "error" ? "critical" : F.Level == "note" ? "info" : "major"},
         {"location", json::Object{{"path", path(Ctx, F.Loc.File)},
                                   {"lines", json::Object{{"begin", std::max(1u, F.Loc.Line)}}}}}});
+  }
+  for (const AnalysisNotice &N : Ctx.Notices) {
+    // Fingerprinted by what failed where, so that the merge request widget
+    // shows it as one issue across pipelines until it is gone.
+    std::string Key = noticeId(N) + '\0' + path(Ctx, N.File);
+    auto Hash = llvm::SHA1::hash(llvm::arrayRefFromStringRef(Key));
+    Items.push_back(json::Object{
+        {"description", noticeText(N)},
+        {"check_name", noticeId(N)},
+        {"fingerprint", llvm::toHex(llvm::ArrayRef<uint8_t>(Hash).take_front(16), /*LowerCase=*/true)},
+        {"severity", "critical"},
+        {"location", json::Object{{"path", path(Ctx, N.File)}, {"lines", json::Object{{"begin", 1}}}}}});
   }
   OS << llvm::formatv("{0:2}", json::Value(std::move(Items))) << '\n';
 }
@@ -385,6 +450,21 @@ static void writeRdJson(const std::vector<Finding> &Findings, const ReportContex
     if (!Suggestions.empty())
       D["suggestions"] = std::move(Suggestions);
     Diagnostics.push_back(std::move(D));
+  }
+  // An error at the top of the file per unit not analysed or crashed check
+  // (reviewdog drops a diagnostic without a line from a review).
+  for (const AnalysisNotice &N : Ctx.Notices) {
+    json::Object Code{{"value", noticeId(N)}};
+    std::string Link = N.Check.empty() ? "" : docsLink(N.Check);
+    if (!Link.empty())
+      Code["url"] = Link;
+    json::Object Start{{"line", 1}, {"column", 1}};
+    Diagnostics.push_back(json::Object{
+        {"message", noticeText(N)},
+        {"severity", "ERROR"},
+        {"code", std::move(Code)},
+        {"location", json::Object{{"path", path(Ctx, N.File)},
+                                  {"range", json::Object{{"start", std::move(Start)}}}}}});
   }
   json::Object Source{{"name", "libtorch-tidy"}};
   OS << llvm::formatv("{0:2}", json::Value(json::Object{{"source", std::move(Source)},

@@ -27,11 +27,22 @@ struct ShardInfo {
   std::vector<std::string> Units; // its translation units, as reported paths
 };
 
+/// A part of the analysis that did not run, which every report names beside
+/// the findings: a translation unit not analysed, or a check that crashed on
+/// one (the unit's other findings are reported; CrashIsolation.h).
+struct AnalysisNotice {
+  std::string File;        // the translation unit's main file, absolute
+  std::string Check;       // the check that crashed; empty: the unit was not analysed
+  std::string Message;     // one line: why
+  std::string CrashReport; // the crash report's path; empty: none
+};
+
 struct ReportContext {
   std::string Root;                // paths in reports are relative to it
   std::vector<CheckInfo> Checks;   // rules of the SARIF report
   SourceCache *Sources = nullptr;  // source lines for the text report
   std::optional<ShardInfo> Shard;  // json and sarif name the shard
+  std::vector<AnalysisNotice> Notices; // every format but text names them (text: the summary)
 };
 
 void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,

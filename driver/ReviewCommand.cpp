@@ -282,6 +282,14 @@ Review buildReview(const std::string &Platform, const FindingsModel &M, const Ch
             llvm::join(llvm::map_range(M.Failures,
                                        [](const UnitFailure &U) { return "- `" + U.File + "`: " + U.Reason; }),
                        "\n");
+  if (!M.Crashes.empty())
+    Body += "\n\n" + countOf(M.Crashes.size(), "check") + " crashed (the other checks' findings are reported):\n" +
+            llvm::join(llvm::map_range(M.Crashes,
+                                       [](const UnitCrash &C) {
+                                         return "- `" + C.Crash.Check + "` on `" + C.File + "`: " + C.Crash.Signal +
+                                                " (crash report: `" + C.Crash.Report + "`)";
+                                       }),
+                       "\n");
   if (!Elsewhere.empty()) {
     Body += "\n\n";
     if (OverCap)
@@ -783,7 +791,10 @@ int runReviewCommand(int Argc, const char **Argv) {
   Built.Repo = R.Repo;
   Built.Number = R.Number;
   Built.Commit = R.Commit;
-  Built.Exit = !Model.Failures.empty() ? ExitError : Model.Findings.empty() ? ExitClean : ExitFindings;
+  Built.Exit = !Model.Failures.empty()  ? ExitError
+               : !Model.Crashes.empty() ? ExitCheckCrashed
+               : Model.Findings.empty() ? ExitClean
+                                        : ExitFindings;
 
   if (!Opt.WriteReview.empty()) {
     std::string Text;

@@ -10,6 +10,7 @@
 #include "llvm/Support/Timer.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <chrono>
+#include <csignal>
 #include <optional>
 
 namespace {
@@ -183,22 +184,20 @@ static std::optional<std::string> headerFilterFor(const TidyOptions &Options, ll
   return std::string();
 }
 
-TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
-                        const TidyRunExtras &Extras) {
-  auto Start = std::chrono::steady_clock::now();
-  TidyResult Result;
-  llvm::SmallString<128> Yaml;
-  if (std::error_code EC = createTempFileIn(Options.TempDir, "libtorch-tidy-fixes", "yaml", Yaml)) {
-    Result.Failed = true;
-    Result.Error = "cannot create a temporary file: " + EC.message();
-    return Result;
-  }
-  llvm::sys::fs::remove(Yaml); // clang-tidy writes it only when it has diagnostics
-  std::vector<std::string> Args = {Options.ClangTidy, "--load=" + Options.Plugin};
+/// The arguments that decide which checks run and how they are configured:
+/// the modules, the compile database, the checks, the header filter, the
+/// configuration file. A run and its --list-checks share them.
+static std::vector<std::string> configurationArguments(const TidyOptions &Options, llvm::StringRef File,
+                                                       const TidyRunExtras &Extras) {
+  std::vector<std::string> Args = {"--load=" + Options.Plugin};
+  for (const std::string &Module : Options.Loads)
+    Args.push_back("--load=" + Module);
   if (!Extras.CompileFlags)
     Args.push_back("-p=" + Options.BuildDir);
-  Args.insert(Args.end(), {"--export-fixes=" + Yaml.str().str(), "--quiet", "--use-color=false"});
   std::string Checks = checksFor(Options, File);
+  // Later globs win: these turn checks off whatever enabled them.
+  for (const std::string &Off : Options.DisabledChecks)
+    Checks += (Checks.empty() ? "-" : ",-") + Off;
   if (!Extras.ScopeModule.empty()) {
     // --checks is added to the configuration's Checks, so this enables the
     // module's check in every case; it narrows nothing unless the checks are
@@ -212,6 +211,69 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     Args.push_back("--header-filter=" + *HeaderFilter);
   if (!Options.ConfigFile.empty())
     Args.push_back("--config-file=" + Options.ConfigFile);
+  return Args;
+}
+
+bool crashed(const TidyResult &R) {
+  if (R.TimedOut || R.Interrupted)
+    return false;
+  return llvm::is_contained({SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP}, R.Signal);
+}
+
+llvm::Expected<std::vector<std::string>> enabledChecks(const TidyOptions &Options, llvm::StringRef File,
+                                                       const TidyRunExtras &Extras) {
+  std::vector<std::string> Args = {Options.ClangTidy};
+  llvm::append_range(Args, configurationArguments(Options, File, Extras));
+  Args.push_back("--list-checks");
+  Args.push_back(File.str());
+  ProcessOptions Run;
+  Run.TimeoutSeconds = 120;
+  Run.OutputDir = Options.TempDir;
+  if (Extras.CompileFlags) {
+    Args.push_back("--");
+    Args.insert(Args.end(), Extras.CompileFlags->begin(), Extras.CompileFlags->end());
+    Run.Directory = Extras.Directory;
+  }
+  ProcessResult P = runProcess(Options.ClangTidy, Args, Run);
+  if (!P.Error.empty() || P.ExitCode != 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "clang-tidy --list-checks failed: " +
+                                       (P.Error.empty() ? "exit " + std::to_string(P.ExitCode) : P.Error));
+  // "Enabled checks:", then one indented name a line, then an empty line.
+  std::vector<std::string> Checks;
+  llvm::StringRef Out = P.Output;
+  bool InList = false;
+  while (!Out.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Out) = Out.split('\n');
+    if (Line.trim() == "Enabled checks:") {
+      InList = true;
+      continue;
+    }
+    if (!InList)
+      continue;
+    if (Line.trim().empty() || !Line.starts_with(" "))
+      break;
+    if (Line.trim() != UserScopeCheck)
+      Checks.push_back(Line.trim().str());
+  }
+  return Checks;
+}
+
+TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
+                        const TidyRunExtras &Extras) {
+  auto Start = std::chrono::steady_clock::now();
+  TidyResult Result;
+  llvm::SmallString<128> Yaml;
+  if (std::error_code EC = createTempFileIn(Options.TempDir, "libtorch-tidy-fixes", "yaml", Yaml)) {
+    Result.Failed = true;
+    Result.Error = "cannot create a temporary file: " + EC.message();
+    return Result;
+  }
+  llvm::sys::fs::remove(Yaml); // clang-tidy writes it only when it has diagnostics
+  std::vector<std::string> Args = {Options.ClangTidy};
+  llvm::append_range(Args, configurationArguments(Options, File, Extras));
+  Args.insert(Args.end(), {"--export-fixes=" + Yaml.str().str(), "--quiet", "--use-color=false"});
   llvm::SmallString<128> SummariesOut;
   if (!Options.Summaries.empty() || Options.WriteSummaries) {
     // The options go in --config, which still reads every .clang-tidy above
@@ -271,6 +333,11 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
   ProcessResult P = runProcess(Options.ClangTidy, Args, Run);
   Result.TimedOut = P.TimedOut;
   Result.Interrupted = P.Interrupted;
+  Result.Signal = P.Signal;
+  if (crashed(Result)) { // kept for the crash report
+    Result.Command = Args;
+    Result.Output = P.Output;
+  }
   Result.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 

@@ -36,6 +36,10 @@ struct TidyOptions {
   bool RequireSummaries = true;
   unsigned TimeoutSeconds = 0; // 0: none; past it the run's process group is killed
   std::string TempDir;    // its temporary files (exported fixes, output); empty: the system's
+  std::vector<std::string> Loads; // further clang-tidy modules to load (--load), the user's own
+  // Checks turned off after the configuration's and --checks (each as
+  // "-NAME"): the crash isolation's runs (CrashIsolation.h).
+  std::vector<std::string> DisabledChecks;
 };
 
 /// The --checks value for File: the user's, or none when a .clang-tidy above
@@ -54,11 +58,28 @@ struct TidyRunExtras {
   std::string Directory;
 };
 
+/// A check that crashed clang-tidy on a translation unit: without it,
+/// clang-tidy ran to the end (CrashIsolation.h).
+struct CheckCrash {
+  std::string Check;
+  std::string Signal; // "Segmentation fault (signal 11)"
+  std::string Report; // the crash report: command line and clang-tidy's output
+};
+
 struct TidyResult {
   std::vector<Finding> Findings; // locations not yet resolved to lines
   bool Failed = false;           // clang-tidy did not run to the end
   bool TimedOut = false, Interrupted = false; // why, when it was stopped (Process.h)
+  int Signal = 0;                // the signal clang-tidy died of (a crash, or SIGKILL)
   std::string Error;             // one line: why
+  std::string CrashReport;       // Failed by a crash that no check explains: its report
+  // Checks that crashed on the unit; Findings are those of the run without
+  // them (the other checks'). Such a result is never cached.
+  std::vector<CheckCrash> Crashes;
+  // When clang-tidy died of a signal: its command line and output (for the
+  // crash report); empty otherwise.
+  std::vector<std::string> Command;
+  std::string Output;
   double Seconds = 0;
   std::string ExportedFixes;        // the raw YAML (empty without diagnostics)
   std::vector<std::string> Includes; // every header the parse entered (ListIncludes)
@@ -67,6 +88,16 @@ struct TidyResult {
 
 TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
                         const TidyRunExtras &Extras = {});
+
+/// True when clang-tidy died of a crash (SIGSEGV, SIGABRT, SIGBUS, SIGILL,
+/// SIGFPE, SIGTRAP), not of a timeout's or an interrupt's SIGKILL.
+bool crashed(const TidyResult &R);
+
+/// The checks `clang-tidy --list-checks` says are enabled for File with the
+/// configuration of \p Options and \p Extras (the scope module's check left
+/// out: it narrows the walk, it diagnoses nothing).
+llvm::Expected<std::vector<std::string>> enabledChecks(const TidyOptions &Options, llvm::StringRef File,
+                                                       const TidyRunExtras &Extras = {});
 
 /// The check of the driver's scope module (driver/scope).
 inline constexpr const char *UserScopeCheck = "libtorch-tidy-user-scope";

@@ -96,6 +96,8 @@ int runLspCommand(int Argc, const char **Argv) {
                               cl::value_desc("globs"), cl::cat(Category)};
   cl::list<std::string> ExtraArgs{"extra-arg", cl::desc("Extra compiler argument (repeatable)"),
                                   cl::value_desc("arg"), cl::cat(Category)};
+  cl::list<std::string> Load{"load", cl::desc("Also load this clang-tidy module (repeatable)"),
+                             cl::value_desc("module.so"), cl::cat(Category)};
   cl::opt<unsigned> Jobs{"j", cl::desc("Files analysed at once (default: 1)"), cl::init(1),
                          cl::Prefix, cl::cat(Category)};
   cl::opt<unsigned> QueueLimit{"queue-limit",
@@ -116,7 +118,7 @@ int runLspCommand(int Argc, const char **Argv) {
                                    "libtorch-tidy lsp: a language server (stdio) publishing the "
                                    "torch- findings\n"
                                    "Settings may also come from initializationOptions: "
-                                   "buildDirectory, plugin, clangTidy, checks, extraArgs, jobs, "
+                                   "buildDirectory, plugin, clangTidy, checks, extraArgs, load, jobs, "
                                    "queueLimit.\n",
                                    &llvm::errs()))
     return 2;
@@ -132,6 +134,7 @@ int runLspCommand(int Argc, const char **Argv) {
   O.ClangTidy = ClangTidy;
   O.Checks = Checks;
   O.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  O.Loads.assign(Load.begin(), Load.end());
   O.Pch = !NoPch;
   O.Jobs = std::max(1u, unsigned(Jobs));
   O.QueueLimit = std::max(1u, unsigned(QueueLimit));

@@ -3,6 +3,7 @@
 #include "lsp/ChildProcess.h"
 #include "lsp/Positions.h"
 
+#include "AnalyzeCommand.h"
 #include "CompileDatabase.h"
 #include "Findings.h"
 #include "Fixes.h"
@@ -122,6 +123,28 @@ std::string childError(llvm::StringRef Err) {
   return Unit.empty() ? Error : Unit;
 }
 
+/// The checks that crashed on the file while the others ran (the child's
+/// exit status 4): "check crashed: UNIT: CHECK: SIGNAL; ..." lines, each
+/// with the crash report that follows it.
+std::string childCrashes(llvm::StringRef Err) {
+  std::string Crashes;
+  bool InCrash = false;
+  while (!Err.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Err) = Err.split('\n');
+    Line = Line.trim();
+    if (Line.consume_front("libtorch-tidy: check crashed: ")) {
+      Crashes += (Crashes.empty() ? "" : "; ") + Line.str();
+      InCrash = true;
+    } else if (InCrash && Line.consume_front("libtorch-tidy: crash report: ")) {
+      Crashes += " (crash report: " + Line.str() + ")";
+    } else {
+      InCrash = false;
+    }
+  }
+  return Crashes;
+}
+
 } // namespace
 
 struct Server::Impl {
@@ -198,6 +221,12 @@ struct Server::Impl {
       for (const json::Value &V : *A)
         if (auto Sv = V.getAsString())
           Opt.ExtraArgs.push_back(Sv->str());
+    }
+    if (const json::Array *A = S.getArray("load")) {
+      Opt.Loads.clear();
+      for (const json::Value &V : *A)
+        if (auto Sv = V.getAsString())
+          Opt.Loads.push_back(Sv->str());
     }
     if (auto J = S.getInteger("jobs"); J && *J > 0)
       Opt.Jobs = unsigned(*J);
@@ -431,6 +460,8 @@ struct Server::Impl {
       A.push_back("--checks=" + Opt.Checks);
     for (const std::string &E : Opt.ExtraArgs)
       A.push_back("--extra-arg=" + E);
+    for (const std::string &M : Opt.Loads)
+      A.push_back("--load=" + resolveAgainstRoot(M));
     if (J.Header)
       A.push_back("--header-filter=(^|/)" + llvm::Regex::escape(path::filename(Path)) + "$");
     A.push_back(J.Unit);
@@ -545,6 +576,9 @@ struct Server::Impl {
       bool CompileErrors = llvm::any_of(Findings, [](const Finding &F) { return F.isCompilerError(); });
       if (!SpawnError.empty()) {
         Failure = "libtorch-tidy could not analyse this file: " + SpawnError;
+      } else if (Exit == ExitCheckCrashed && ReportOk) {
+        // The other checks' findings stand; the crash is said beside them.
+        Failure = "libtorch-tidy: a check crashed: " + childCrashes(Err);
       } else if ((Exit != 0 && Exit != 1) || !ReportOk) {
         std::string Why = childError(Err);
         if (Why.empty())

@@ -41,6 +41,7 @@ struct ServerOptions {
   std::string ClangTidy;     // empty: the driver's default
   std::string Checks;        // empty: the .clang-tidy's, else -*,torch-*
   std::vector<std::string> ExtraArgs;
+  std::vector<std::string> Loads; // the user's own clang-tidy modules (--load)
   bool Pch = true;            // prepare the precompiled LibTorch header first
   unsigned Jobs = 1;         // analyses running at once (different files)
   unsigned QueueLimit = 8;   // files waiting for an analysis

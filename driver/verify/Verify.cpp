@@ -6,6 +6,7 @@
 #include "Findings.h"
 #include "Fixes.h"
 #include "Process.h"
+#include "CrashIsolation.h"
 #include "TidyRunner.h"
 #include "Project.h"
 #include "Series.h"
@@ -443,7 +444,15 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     TidyRunExtras X;
     X.CompileFlags = U.Flags;
     X.Directory = U.Cmd.Directory;
-    return runClangTidy(O, Path, X);
+    TidyResult R = runClangTidy(O, Path, X);
+    // A crashing check costs its own findings, not the program's proof
+    // (CrashIsolation.h); its report outlives the work directory.
+    if (crashed(R))
+      R = isolateCrashes(O, Path, X, std::move(R), "");
+    for (const CheckCrash &C : R.Crashes)
+      llvm::errs() << "libtorch-tidy: check crashed: " << Path << ": " << C.Check << ": " << C.Signal
+                   << "; its findings are missing\nlibtorch-tidy: crash report: " << C.Report << "\n";
+    return R;
   };
   auto CompilerError = [&](const TidyResult &R) -> std::string {
     for (const libtorch_tidy::Finding &F : R.Findings)

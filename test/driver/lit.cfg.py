@@ -14,3 +14,8 @@ config.substitutions.append(("%other_llvm_version", "22" if config.llvm_version 
 import glob  # noqa: E402
 if glob.glob(os.path.join(config.llvm_tools_dir, "..", "lib", "clang", "*", "include", "omp.h")):
     config.available_features.add("openmp-header")
+# A clang-tidy module whose checks crash on purpose (test/CMakeLists.txt).
+crash_module = getattr(config, "crash_module", "")
+if crash_module and os.path.exists(crash_module):
+    config.substitutions.append(("%crash_module", crash_module))
+    config.available_features.add("crash-module")

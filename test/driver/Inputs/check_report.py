@@ -13,7 +13,10 @@ rdjson: valid against reviewdog's DiagnosticResult JSON schema (Inputs/rdjson-Di
         and, beyond what that lenient schema requires, every diagnostic with a message, a relative
         path, a 1-based start, a rule code with its link, and suggestion ranges that start before
         they end.
-Prints one line per finding: "<check> <file>:<line>" so FileCheck can look at them.
+Prints one line per finding: "<check> <file>:<line>" so FileCheck can look at them, and
+one "notice ..." line per unit not analysed or check crashed (sarif: the invocation's
+toolExecutionNotifications; json: "failures"; gitlab, rdjson: issues under the driver's or
+the crashed check's name, which may lack a doc link).
 """
 import json
 import os
@@ -56,6 +59,12 @@ def check_sarif(doc):
             fail("result location %s is not relative to SRCROOT" % uri)
         print("%s %s:%d fixes=%d related=%d" % (res["ruleId"], uri, loc["region"]["startLine"],
                                                 len(res.get("fixes", [])), len(res.get("relatedLocations", []))))
+    for inv in run.get("invocations", []):
+        for n in inv.get("toolExecutionNotifications", []):
+            uri = n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            print("notice %s %s success=%s %s: %s" % (n["descriptor"]["id"], uri, inv["executionSuccessful"],
+                                                   n.get("associatedRule", {}).get("id", "-"),
+                                                   n["message"]["text"]))
 
 
 def check_gitlab(doc):
@@ -92,7 +101,9 @@ def check_rdjson(doc):
         start = loc["range"]["start"]
         if not d["message"] or os.path.isabs(loc["path"]) or start["line"] < 1 or start["column"] < 1:
             fail("bad diagnostic %r" % d)
-        if d["severity"] not in ("ERROR", "WARNING", "INFO") or not d["code"]["value"] or not d["code"].get("url"):
+        notice = not d["code"]["value"].startswith("torch-") and d["severity"] == "ERROR"
+        if d["severity"] not in ("ERROR", "WARNING", "INFO") or not d["code"]["value"] or \
+                not (d["code"].get("url") or notice):
             fail("diagnostic without severity, code or link: %r" % d)
         for sug in d.get("suggestions", []):
             a, b = sug["range"]["start"], sug["range"]["end"]
@@ -108,6 +119,9 @@ def check_json(doc):
             if key not in f:
                 fail("finding lacks " + key)
         print("%s %s:%d fix=%d notes=%d" % (f["check"], f["file"], f["line"], len(f["fix"]), len(f["notes"])))
+    for n in doc.get("failures", []):
+        print("notice %s %s: %s%s" % (n["file"], n.get("check", "-"), n["message"],
+                                      " crash_report" if n.get("crash_report") else ""))
 
 
 kind, path = sys.argv[1:3]

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the driver's parsers (test/fuzz) with
-# clang-<N>, AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/,
-# and runs each for FUZZ_SECONDS (default 60) from its seed corpus
-# (test/fuzz/corpus/<target>, read only; new inputs go to
-# build-fuzz/corpus/<target>). Prints executions and coverage per target;
-# a crash, a leak, a sanitizer report or a hang fails the script and leaves
-# the input in build-fuzz/artifacts/. docs/fuzzing.md has the figures.
+# Builds the libFuzzer targets (test/fuzz: the driver's parsers and the
+# checks) with clang-<N>, AddressSanitizer and UndefinedBehaviorSanitizer in
+# build-fuzz/, and runs each for FUZZ_SECONDS (default 60) from its seed corpus
+# (test/fuzz/corpus/<target>, read only, and for the checks also the checks'
+# lit tests, test/checks/*.cpp; new inputs go to build-fuzz/corpus/<target>).
+# Prints executions and coverage per target; a crash, a leak, a sanitizer
+# report or a hang fails the script and leaves the input in
+# build-fuzz/artifacts/. docs/fuzzing.md has the figures.
 #   FUZZ_RUNS=10000 bash scripts/fuzz.sh     the short run of scripts/test.sh
 #   bash scripts/fuzz.sh merge-report        one target
 set -euo pipefail
@@ -16,10 +17,15 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 # FUZZ_RUNS=N: N inputs per target from a fixed seed instead of a time budget,
 # the same inputs on every machine (what scripts/test.sh runs, so that CI
 # fails only on a change, not on a lucky seed).
+# The checks' target runs a whole clang-tidy per input (about 2 a second under
+# the sanitizers, its seed corpus alone about half a minute on 2 cores), so it
+# gets FUZZ_CHECKS_RUNS inputs instead (default 150: about a minute). New
+# inputs of a FUZZ_RUNS run go to a directory emptied first, so that what an
+# earlier run found does not change the inputs.
 budget=(-max_total_time="$SECONDS_EACH")
 [ -n "${FUZZ_RUNS:-}" ] && budget=(-runs="$FUZZ_RUNS" -seed=1) && SECONDS_EACH=-
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes)
+[ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes checks)
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -39,11 +45,30 @@ printf 'target\tseconds\texecutions\texec/s\tcoverage (edges)\tfeatures\tcorpus\
 status=0
 for t in "${targets[@]}"; do
   corpus=$FUZZ_DIR/corpus/$t
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    corpus=$FUZZ_DIR/corpus-runs/$t
+    rm -rf "$corpus"
+  fi
   mkdir -p "$corpus"
   log=$FUZZ_DIR/fuzz-$t.log
   result=ok
-  "$FUZZ_DIR/bin/fuzz-$t" "$corpus" "test/fuzz/corpus/$t" "${budget[@]}" \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1 \
+  seeds=("test/fuzz/corpus/$t")
+  run_budget=("${budget[@]}")
+  close=1
+  if [ "$t" = checks ]; then
+    # The lit tests as seeds, their RUN and CHECK comments removed.
+    lit=$FUZZ_DIR/seeds/checks
+    rm -rf "$lit" && mkdir -p "$lit"
+    for f in test/checks/*.cpp; do
+      sed -E '/^[[:space:]]*\/\/ *(RUN|CHECK[A-Z0-9-]*):/d; s#[[:space:]]*// *CHECK[A-Z0-9-]*:.*$##' \
+        "$f" >"$lit/$(basename "$f")"
+    done
+    seeds+=("$lit")
+    [ -n "${FUZZ_RUNS:-}" ] && run_budget=(-runs="${FUZZ_CHECKS_RUNS:-150}" -seed=1)
+    close=3 # clang's "N errors generated" on stderr; libFuzzer and the sanitizers keep theirs
+  fi
+  "$FUZZ_DIR/bin/fuzz-$t" "$corpus" "${seeds[@]}" "${run_budget[@]}" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask="$close" \
     -artifact_prefix="$FUZZ_DIR/artifacts/$t-" >"$log" 2>&1 || result=FAILED
   done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
   [ -n "$done_line" ] || done_line=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -1 || true)

@@ -49,10 +49,11 @@ step "ctest $BUILD_DIR" ctest_in "$BUILD_DIR"
 for v in $LIBTORCH_TIDY_EXTRA_LLVM_VERSIONS; do
   step "ctest build-$v" ctest_in "build-$v" -LE e2e
 done
-# The driver's parsers of outside input under libFuzzer with ASan and UBSan
-# (test/fuzz, docs/fuzzing.md): 10,000 inputs per target from a fixed seed and
-# the seed corpora (a few seconds each), after
-# building them with clang in build-fuzz/; scripts/fuzz.sh alone runs longer.
+# The driver's parsers of outside input and the checks under libFuzzer with
+# ASan and UBSan (test/fuzz, docs/fuzzing.md): 10,000 inputs per parser's
+# target from a fixed seed and the seed corpora (a few seconds each), 150 for
+# the checks' target (FUZZ_CHECKS_RUNS, about a minute), after building them
+# with clang in build-fuzz/; scripts/fuzz.sh alone runs longer.
 # LIBTORCH_TIDY_SKIP_FUZZ=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_FUZZ:-0}" != 1 ]; then
   step "fuzz.sh (10000 inputs per target)" env FUZZ_RUNS="${FUZZ_RUNS:-10000}" bash scripts/fuzz.sh

@@ -150,7 +150,7 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
       EvalNames(EvalFunctionPattern),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
+      CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {
   std::string Error;
   if (!EvalNames.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")

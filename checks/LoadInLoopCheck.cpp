@@ -219,7 +219,7 @@ bool mayRunOnce(const Stmt *S, const Stmt *Loop, const ParentMap &PM,
 LoadInLoopCheck::LoadInLoopCheck(StringRef Name, ClangTidyContext *Context,
                                  std::shared_ptr<AnalysisCore> Core)
     : CoreCheck(Name, Context, std::move(Core)),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
+      CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {}
 
 void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, CallDepthOption, CallDepth);

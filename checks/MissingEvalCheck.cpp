@@ -229,7 +229,7 @@ MissingEvalCheck::MissingEvalCheck(StringRef Name, ClangTidyContext *Context,
     : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       EvalNames(EvalFunctionPattern),
-      CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {
+      CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {
   std::string Error;
   if (!EvalNames.isValid(Error))
     configurationDiag("invalid regular expression in option EvalFunctionPattern '%0': %1")

@@ -17,7 +17,7 @@ public:
   MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context,
                        std::shared_ptr<AnalysisCore> Core = nullptr)
       : CoreCheck(Name, Context, std::move(Core)),
-        CallDepth(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth)) {}
+        CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {}
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
     Options.store(Opts, CallDepthOption, CallDepth);
   }

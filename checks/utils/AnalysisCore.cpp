@@ -49,17 +49,22 @@ const ValueDecl *namedVariable(const Expr *E) { return namedDecl(stripCopies(E))
 
 const ValueDecl *storageVariable(const Expr *E) {
   // Views first (`k.select(0, i)`, `k.index({...})`), then LoopVariables.h's
-  // storageOf (subscripts, members, std::get, `*p`).
-  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
-    const auto *Call = dyn_cast<CXXMemberCallExpr>(stripCopies(E));
-    if (!Call || classifyTensorMethod(Call) != TensorMethodKind::View)
-      break;
-    E = Call->getImplicitObjectArgument();
+  // storageOf (subscripts, members, std::get, `*p`); a subscript's object
+  // again (a loop, not a recursion: `a[i][j]...` nests as deep as it is spelt).
+  for (;;) {
+    for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(stripCopies(E));
+      if (!Call || classifyTensorMethod(Call) != TensorMethodKind::View)
+        break;
+      E = Call->getImplicitObjectArgument();
+    }
+    if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(stripCopies(E));
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+      E = Op->getArg(0);
+      continue;
+    }
+    return E ? storageOf(E) : nullptr;
   }
-  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(stripCopies(E));
-      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
-    return storageVariable(Op->getArg(0));
-  return E ? storageOf(E) : nullptr;
 }
 
 /// Member operators called as `a op b` put the object first.

@@ -3,6 +3,7 @@
 #include "CallFacts.h"
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
+#include "Traversal.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -44,16 +45,7 @@ bool isConditionalWithin(const Stmt *S, const Stmt *Scope, const ParentMap &PM) 
 }
 
 bool containsLoop(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isLoopStmt(S))
-    return true;
-  if (isa<LambdaExpr>(S))
-    return false;
-  for (const Stmt *Child : S->children())
-    if (containsLoop(Child))
-      return true;
-  return false;
+  return anyStmt(S, isLoopStmt, [](const Stmt *X) { return isa<LambdaExpr>(X); });
 }
 
 static bool refersTo(const Expr *E, const ValueDecl *VD) {
@@ -67,32 +59,25 @@ static bool refersTo(const Expr *E, const ValueDecl *VD) {
   return false;
 }
 
-static bool isAssignedWithinImpl(const Stmt *S, const ValueDecl *VD) {
-  if (!S)
-    return false;
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD))
-      return true;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S))
-    if (UO->isIncrementDecrementOp() && refersTo(UO->getSubExpr(), VD))
-      return true;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
-    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && refersTo(Op->getArg(0), VD))
-      return true;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = Call->getDirectCallee())
-      if (FD->getIdentifier() && FD->getName() == "swap")
-        for (const Expr *Arg : Call->arguments())
-          if (refersTo(Arg, VD))
-            return true;
-  for (const Stmt *Child : S->children())
-    if (isAssignedWithinImpl(Child, VD))
-      return true;
-  return false;
-}
-
 bool isAssignedWithin(const ValueDecl *VD, const Stmt *Scope) {
-  return VD && isAssignedWithinImpl(Scope, VD);
+  return VD && anyStmt(Scope, [&](const Stmt *S) {
+           if (const auto *BO = dyn_cast<BinaryOperator>(S))
+             if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD))
+               return true;
+           if (const auto *UO = dyn_cast<UnaryOperator>(S))
+             if (UO->isIncrementDecrementOp() && refersTo(UO->getSubExpr(), VD))
+               return true;
+           if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+             if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && refersTo(Op->getArg(0), VD))
+               return true;
+           if (const auto *Call = dyn_cast<CallExpr>(S))
+             if (const FunctionDecl *FD = Call->getDirectCallee())
+               if (FD->getIdentifier() && FD->getName() == "swap")
+                 for (const Expr *Arg : Call->arguments())
+                   if (refersTo(Arg, VD))
+                     return true;
+           return false;
+         });
 }
 
 const Stmt *asBlockStatement(const Expr *E, const ParentMap &PM) {

@@ -37,6 +37,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <algorithm>
 #include <deque>
 
 namespace clang::tidy::torch_check {
@@ -45,6 +46,10 @@ namespace clang::tidy::torch_check {
 /// cross-function checks follow (local to a check, or global in CheckOptions).
 inline constexpr llvm::StringLiteral CallDepthOption = "CallDepth";
 inline constexpr unsigned DefaultCallDepth = 3;
+/// A larger CallDepth reads as this one: each level is a frame of the checks'
+/// own stack (the walks that follow calls recurse one level per call), so the
+/// bound is the checks', never the user's configuration's.
+inline constexpr unsigned MaxCallDepth = 16;
 
 /// The definition a call runs when the analysis may follow it: a direct call
 /// of a function defined in the translation unit (outside system headers and

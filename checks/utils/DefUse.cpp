@@ -2,6 +2,7 @@
 
 #include "DefUse.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -127,15 +128,14 @@ private:
     }
   }
   static void collectVars(const Stmt *S, llvm::SmallVectorImpl<const VarDecl *> &Out) {
-    if (!S)
-      return;
-    if (const auto *E = dyn_cast<Expr>(S))
-      if (const VarDecl *VD = DefUse::variableNamed(E)) {
-        Out.push_back(VD);
-        return;
-      }
-    for (const Stmt *Child : S->children())
-      collectVars(Child, Out);
+    walkStmts(S, [&](const Stmt *X) {
+      if (const auto *E = dyn_cast<Expr>(X))
+        if (const VarDecl *VD = DefUse::variableNamed(E)) {
+          Out.push_back(VD);
+          return Walk::Skip;
+        }
+      return Walk::Into;
+    });
   }
   DefUse &F;
 };

@@ -2,6 +2,7 @@
 
 #include "GradGuards.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -123,20 +124,11 @@ bool GradGuardCache::isDisabledAt(const Stmt *S) {
   return Result;
 }
 
-static bool containsGradDisableImpl(const Stmt *S, const ASTContext &Ctx) {
-  if (!S)
-    return false;
-  GradEffect E = statementGradEffect(S, Ctx);
-  if (E == GradEffect::Disables || E == GradEffect::Unknown)
-    return true;
-  for (const Stmt *Child : S->children())
-    if (containsGradDisableImpl(Child, Ctx))
-      return true;
-  return false;
-}
-
 bool containsGradDisable(const Stmt *Body, const ASTContext &Ctx) {
-  return containsGradDisableImpl(Body, Ctx);
+  return anyStmt(Body, [&](const Stmt *S) {
+    GradEffect E = statementGradEffect(S, Ctx);
+    return E == GradEffect::Disables || E == GradEffect::Unknown;
+  });
 }
 
 } // namespace clang::tidy::torch_check

@@ -5,6 +5,7 @@
 #include "GradGuards.h"
 #include "LoopVariables.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -13,6 +14,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace clang::tidy::torch_check {
 
@@ -150,6 +152,15 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   auto It = Summaries.find(Def);
   if (It != Summaries.end())
     return It->second.S; // a recursive call in progress reads {false, false}
+  // Each summary is built inside its caller's (the analysis of a body asks
+  // for its callees'): the user's code decides how long a chain of helpers
+  // is, so past a bound a helper reads as returning no history (a missed
+  // finding, never a false one).
+  constexpr unsigned MaxSummaryDepth = 32;
+  if (SummaryDepth >= MaxSummaryDepth)
+    return {};
+  ++SummaryDepth;
+  auto Leave = llvm::make_scope_exit([&] { --SummaryDepth; });
   Summaries[Def] = Entry{};
   Summary S;
   {
@@ -488,118 +499,129 @@ llvm::ArrayRef<const Expr *> HistoryAnalysis::definitions(const ValueDecl *V) co
   return It->second;
 }
 
-const Expr *HistoryAnalysis::sourceOf(const Expr *E) const {
-  E = strip(E);
-  if (!E)
-    return nullptr;
-  if (isa<DeclRefExpr, MemberExpr>(E)) {
-    const ValueDecl *V = storageOf(E);
-    if (!V)
+// An expression's source is its own when it has one (a forward pass, a loss,
+// a variable's), else the first of its operands' in order: a depth-first
+// search with an explicit stack (the user's code decides how deep expressions
+// nest: a loss summed over ten thousand terms), in the order of a recursive one.
+const Expr *HistoryAnalysis::sourceOf(const Expr *Root) const {
+  llvm::SmallVector<const Expr *, 16> Stack{Root};
+  llvm::SmallVector<const Expr *, 8> Operands;
+  // Null with \p Operands empty: no source; null with operands: look in them.
+  auto Step = [&](const Expr *E) -> const Expr * {
+    E = strip(E);
+    if (!E)
       return nullptr;
-    if (ParamsCarry && isa<ParmVarDecl>(V) && mayCarryHistoryType(V->getType()) &&
-        !Detached.contains(V))
-      if (const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext()); Fn && Fn->getBody() == Body)
-        return E;
-    return historySource(V);
-  }
-  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
-    if (const Expr *S = sourceOf(Cond->getTrueExpr()))
-      return S;
-    return sourceOf(Cond->getFalseExpr());
-  }
-  if (const auto *BO = dyn_cast<BinaryOperator>(E))
-    return BO->getOpcode() == BO_Comma ? sourceOf(BO->getRHS()) : nullptr;
-  if (const auto *UO = dyn_cast<UnaryOperator>(E))
-    return UO->getOpcode() == UO_Deref ? sourceOf(UO->getSubExpr()) : nullptr;
-  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
-    for (const Expr *Init : IL->inits())
-      if (const Expr *S = sourceOf(Init))
-        return S;
-    return nullptr;
-  }
-  if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E))
-    return sourceOf(SIL->getSubExpr());
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-    if (!mayCarryHistoryType(Construct->getType()))
+    if (isa<DeclRefExpr, MemberExpr>(E)) {
+      const ValueDecl *V = storageOf(E);
+      if (!V)
+        return nullptr;
+      if (ParamsCarry && isa<ParmVarDecl>(V) && mayCarryHistoryType(V->getType()) &&
+          !Detached.contains(V))
+        if (const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext()); Fn && Fn->getBody() == Body)
+          return E;
+      return historySource(V);
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
+      Operands.append({Cond->getTrueExpr(), Cond->getFalseExpr()});
       return nullptr;
-    for (const Expr *Arg : Construct->arguments())
-      if (const Expr *S = sourceOf(Arg))
-        return S;
-    return nullptr;
-  }
-  const auto *Call = dyn_cast<CallExpr>(E);
-  if (!Call)
-    return nullptr;
-  if (stopsHistory(Call))
-    return nullptr;
-  if (isForwardCall(Call) || isLossFunctionCall(Call))
-    return isGuarded(Call) ? nullptr : Call;
-  if (!mayCarryHistoryType(Call->getType()))
-    return nullptr;
-  // A computation under a guard makes a tensor without history; a call that
-  // returns a reference (std::get, operator[] of a container) passes the
-  // object through.
-  bool Computes = !Call->getType()->isReferenceType() && Call->isPRValue();
-  if (Computes && isGuarded(Call))
-    return nullptr;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (BO->getOpcode() == BO_Comma)
+        Operands.push_back(BO->getRHS());
+      return nullptr;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() == UO_Deref)
+        Operands.push_back(UO->getSubExpr());
+      return nullptr;
+    }
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      Operands.append(IL->inits().begin(), IL->inits().end());
+      return nullptr;
+    }
+    if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      Operands.push_back(SIL->getSubExpr());
+      return nullptr;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (mayCarryHistoryType(Construct->getType()))
+        Operands.append(Construct->arg_begin(), Construct->arg_end());
+      return nullptr;
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return nullptr;
+    if (stopsHistory(Call))
+      return nullptr;
+    if (isForwardCall(Call) || isLossFunctionCall(Call))
+      return isGuarded(Call) ? nullptr : Call;
+    if (!mayCarryHistoryType(Call->getType()))
+      return nullptr;
+    // A computation under a guard makes a tensor without history; a call that
+    // returns a reference (std::get, operator[] of a container) passes the
+    // object through.
+    bool Computes = !Call->getType()->isReferenceType() && Call->isPRValue();
+    if (Computes && isGuarded(Call))
+      return nullptr;
 
-  const Expr *Object = nullptr;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-    Object = MC->getImplicitObjectArgument();
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
-    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
-      Object = nullptr; // calling a lambda: its captures are not its arguments
-  if (Callee && userDefinition(Callee, Ctx)) {
-    HistoryFunctions::Summary S = Functions.summary(Callee, Ctx);
-    if (S.Always)
-      return Call;
-    if (!S.FromArgs)
-      return nullptr;
-  }
-  if (Object)
-    if (const Expr *S = sourceOf(Object))
+    const Expr *Object = nullptr;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = MC->getImplicitObjectArgument();
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
+        Object = nullptr; // calling a lambda: its captures are not its arguments
+    if (Callee && userDefinition(Callee, Ctx)) {
+      HistoryFunctions::Summary S = Functions.summary(Callee, Ctx);
+      if (S.Always)
+        return Call;
+      if (!S.FromArgs)
+        return nullptr;
+    }
+    if (Object)
+      Operands.push_back(Object);
+    for (unsigned I = isa<CXXOperatorCallExpr>(Call) &&
+                              isa_and_nonnull<CXXMethodDecl>(Callee) &&
+                              !cast<CXXMethodDecl>(Callee)->isStatic()
+                          ? 1
+                          : 0,
+                  N = Call->getNumArgs();
+         I < N; ++I)
+      if (const Expr *Arg = Call->getArg(I); !isa<CXXDefaultArgExpr>(Arg))
+        Operands.push_back(Arg);
+    // Member operators (a[i], a += b): argument 0 is the object.
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && isa_and_nonnull<CXXMethodDecl>(Callee) && Op->getNumArgs() >= 1 &&
+        !cast<CXXMethodDecl>(Callee)->getParent()->isLambda())
+      Operands.push_back(Op->getArg(0));
+    return nullptr;
+  };
+  while (!Stack.empty()) {
+    Operands.clear();
+    if (const Expr *S = Step(Stack.pop_back_val()))
       return S;
-  for (unsigned I = isa<CXXOperatorCallExpr>(Call) &&
-                            isa_and_nonnull<CXXMethodDecl>(Callee) &&
-                            !cast<CXXMethodDecl>(Callee)->isStatic()
-                        ? 1
-                        : 0,
-                N = Call->getNumArgs();
-       I < N; ++I) {
-    const Expr *Arg = Call->getArg(I);
-    if (isa<CXXDefaultArgExpr>(Arg))
-      continue;
-    if (const Expr *S = sourceOf(Arg))
-      return S;
+    Stack.append(Operands.rbegin(), Operands.rend());
   }
-  // Member operators (a[i], a += b): argument 0 is the object.
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-      Op && isa_and_nonnull<CXXMethodDecl>(Callee) && Op->getNumArgs() >= 1 &&
-      !cast<CXXMethodDecl>(Callee)->getParent()->isLambda())
-    return sourceOf(Op->getArg(0));
   return nullptr;
 }
 
 bool HistoryAnalysis::mentionsAny(const Stmt *S,
                                   const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) const {
-  if (!S)
-    return false;
-  if (const auto *E = dyn_cast<Expr>(S)) {
+  return !walkStmts(S, [&](const Stmt *X) {
+    const auto *E = dyn_cast<Expr>(X);
+    if (!E)
+      return Walk::Into;
     if (stopsHistory(E->IgnoreParenImpCasts()))
-      return false;
+      return Walk::Skip;
     if (isa<DeclRefExpr, MemberExpr>(E)) {
       const ValueDecl *V = storageOf(E);
       if (const auto *BD = dyn_cast_or_null<BindingDecl>(V))
         V = BD->getDecomposedDecl();
       if (V && Vars.contains(V))
-        return true;
+        return Walk::Stop;
     }
-  }
-  for (const Stmt *Child : S->children())
-    if (mentionsAny(Child, Vars))
-      return true;
-  return false;
+    return Walk::Into;
+  });
 }
 
 bool HistoryAnalysis::mentions(const Stmt *S, const ValueDecl *V) const {

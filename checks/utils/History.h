@@ -106,6 +106,9 @@ private:
     bool Done = false;
   };
   llvm::DenseMap<const FunctionDecl *, Entry> Summaries;
+  /// How many summaries are being built, each inside its caller's: a chain
+  /// of helpers deeper than MaxSummaryDepth reads {false, false} past it.
+  unsigned SummaryDepth = 0;
   llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, std::unique_ptr<HistoryAnalysis>>
       Analyses;

@@ -4,6 +4,7 @@
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 #include "CallFacts.h"
+#include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -96,14 +97,10 @@ ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifie
 }
 
 bool containsModeCall(const Stmt *S, ModeClassifier Classify) {
-  if (!S)
-    return false;
-  if (const auto *Call = dyn_cast<CallExpr>(S); Call && Classify(Call) != ModeCall::None)
-    return true;
-  for (const Stmt *Child : S->children())
-    if (containsModeCall(Child, Classify))
-      return true;
-  return false;
+  return anyStmt(S, [&](const Stmt *X) {
+    const auto *Call = dyn_cast<CallExpr>(X);
+    return Call && Classify(Call) != ModeCall::None;
+  });
 }
 
 /// True when a try block around \p S (inside \p CodeBody) has a handler that
@@ -161,15 +158,10 @@ const CFG *CodeBodyGraphs::get(const Stmt *CodeBody) {
 }
 
 static bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (Decls.contains(DRE->getDecl()))
-      return true;
-  for (const Stmt *Child : S->children())
-    if (refersToAny(Child, Decls))
-      return true;
-  return false;
+  return anyStmt(S, [&](const Stmt *X) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(X);
+    return DRE && Decls.contains(DRE->getDecl());
+  });
 }
 
 ModeScope findModeScope(const CallExpr *Enter, const ParentMap &PM, ModeClassifier Classify) {

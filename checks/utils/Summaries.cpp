@@ -10,6 +10,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "CallGraph.h"
+#include "Traversal.h"
 #include "clang/Analysis/CallGraph.h"
 #include "clang/Index/USRGeneration.h"
 #include "llvm/ADT/SCCIterator.h"
@@ -153,14 +154,7 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
 };
 
 bool containsStmt(const Stmt *S, const Stmt *Target) {
-  if (!S)
-    return false;
-  if (S == Target)
-    return true;
-  for (const Stmt *Child : S->children())
-    if (containsStmt(Child, Target))
-      return true;
-  return false;
+  return anyStmt(S, [&](const Stmt *X) { return X == Target; });
 }
 
 bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) {

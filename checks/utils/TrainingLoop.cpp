@@ -6,6 +6,7 @@
 #include "CallGraph.h"
 #include "Summaries.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -57,16 +58,13 @@ const ValueDecl *namedDecl(const Expr *E) {
 }
 
 bool refersTo(const Stmt *E, const ValueDecl *D) {
-  if (!E || !D)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E); DRE && DRE->getDecl() == D)
-    return true;
-  if (const auto *ME = dyn_cast<MemberExpr>(E); ME && ME->getMemberDecl() == D)
-    return true;
-  for (const Stmt *Child : E->children())
-    if (refersTo(Child, D))
-      return true;
-  return false;
+  return D && anyStmt(E, [&](const Stmt *S) {
+           if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+             return DRE->getDecl() == D;
+           if (const auto *ME = dyn_cast<MemberExpr>(S))
+             return ME->getMemberDecl() == D;
+           return false;
+         });
 }
 
 bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {

@@ -8,6 +8,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -31,70 +32,61 @@ llvm::SmallVector<const Expr *, 4> forwardArguments(const CallExpr *F) {
 
 /// The variables and members a forward pass reads as input (not under
 /// `.detach()` and the like), with the expressions that name them.
-void collectInputs(const Stmt *S,
+void collectInputs(const Stmt *Root,
                    llvm::SmallVectorImpl<std::pair<const Expr *, const ValueDecl *>> &Out) {
-  if (!S)
-    return;
-  if (const auto *E = dyn_cast<Expr>(S)) {
-    if (cutsHistory(E) || isa<LambdaExpr>(E))
-      return;
-    if (isa<DeclRefExpr, MemberExpr>(E)) {
-      if (const ValueDecl *V = storageOf(E)) {
-        QualType T = V->getType();
-        if (!T->isDependentType() && mayCarryHistoryType(T) &&
-            !isAnyModuleLike(classOf(T)))
-          Out.push_back({E, V});
-        return;
+  walkStmts(Root, [&](const Stmt *S) {
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      if (cutsHistory(E) || isa<LambdaExpr>(E))
+        return Walk::Skip;
+      if (isa<DeclRefExpr, MemberExpr>(E)) {
+        if (const ValueDecl *V = storageOf(E)) {
+          QualType T = V->getType();
+          if (!T->isDependentType() && mayCarryHistoryType(T) &&
+              !isAnyModuleLike(classOf(T)))
+            Out.push_back({E, V});
+          return Walk::Skip;
+        }
       }
     }
-  }
-  for (const Stmt *Child : S->children())
-    collectInputs(Child, Out);
+    return Walk::Into;
+  });
 }
 
-bool containsDetach(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const CXXMethodDecl *MD = MC->getMethodDecl();
-        MD && MD->getIdentifier() && MD->getName() == "detach")
-      return true;
-  for (const Stmt *Child : S->children())
-    if (containsDetach(Child))
-      return true;
-  return false;
+bool containsDetach(const Stmt *Root) {
+  return anyStmt(Root, [](const Stmt *S) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    return MD && MD->getIdentifier() && MD->getName() == "detach";
+  });
 }
 
 /// `v.detach_()`, `v = x.detach()`, `v = torch::zeros(...)` (any assignment of
-/// a value without history or with a detach in it) somewhere in \p S.
-bool isCutIn(const Stmt *S, const ValueDecl *V, const HistoryAnalysis &History) {
-  if (!S)
+/// a value without history or with a detach in it) somewhere in \p Root.
+bool isCutIn(const Stmt *Root, const ValueDecl *V, const HistoryAnalysis &History) {
+  return anyStmt(Root, [&](const Stmt *S) {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && MD->getIdentifier() && MD->getName() == "detach_" &&
+          storageOf(MC->getImplicitObjectArgument()) == V)
+        return true;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      bool Assigns = storageOf(LHS) == V;
+      if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && Tie->getDirectCallee() &&
+                                                      Tie->getDirectCallee()->getIdentifier() &&
+                                                      Tie->getDirectCallee()->getName() == "tie")
+        for (const Expr *Arg : Tie->arguments())
+          Assigns = Assigns || storageOf(Arg) == V;
+      // Detached, reset to a value without history, or recomputed from something
+      // else (`h = encoder(x)` before the recurrence).
+      if (Assigns && (containsDetach(Op->getArg(1)) || !History.carriesHistory(Op->getArg(1)) ||
+                      !History.dependsOn(Op->getArg(1), V)))
+        return true;
+    }
     return false;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() && MD->getName() == "detach_" &&
-        storageOf(MC->getImplicitObjectArgument()) == V)
-      return true;
-  }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    bool Assigns = storageOf(LHS) == V;
-    if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && Tie->getDirectCallee() &&
-                                                    Tie->getDirectCallee()->getIdentifier() &&
-                                                    Tie->getDirectCallee()->getName() == "tie")
-      for (const Expr *Arg : Tie->arguments())
-        Assigns = Assigns || storageOf(Arg) == V;
-    // Detached, reset to a value without history, or recomputed from something
-    // else (`h = encoder(x)` before the recurrence).
-    if (Assigns && (containsDetach(Op->getArg(1)) || !History.carriesHistory(Op->getArg(1)) ||
-                    !History.dependsOn(Op->getArg(1), V)))
-      return true;
-  }
-  for (const Stmt *Child : S->children())
-    if (isCutIn(Child, V, History))
-      return true;
-  return false;
+  });
 }
 
 /// The elements of a std::tuple whose elements are all tensors; 0 otherwise.

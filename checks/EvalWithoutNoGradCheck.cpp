@@ -16,6 +16,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -176,54 +177,102 @@ bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
 
 EvalWithoutNoGradCheck::HelperSummary
 EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget) {
-  auto Key = std::make_pair(FD->getCanonicalDecl(), Budget);
-  if (auto It = Helpers.find(Key); It != Helpers.end())
-    return It->second; // a recursive call in progress reads "runs nothing"
-  Helpers[Key] = HelperSummary{};
-  HelperSummary S;
-  S.NameSaysEval = nameSaysEval(FD);
-  // The facts, and their memoised guards (isGradDisabledAt).
-  const FunctionFacts &Guards = core().facts(FD, Ctx);
-  BodyFacts Facts = bodyFacts(Guards);
-  S.Trains = !Facts.Backwards.empty() || !Facts.Trains.empty();
-  if (!S.Trains && (!Facts.Forwards.empty() || !Facts.UserCalls.empty())) {
-    for (const auto &Fwd : Facts.Forwards)
-      if (!Guards.isGuarded(Fwd.Call)) {
-        S.Forward = Fwd.Call;
-        break;
-      }
-    for (const auto &[Callee, Call] : Facts.UserCalls) {
-      if (S.Forward && S.Trains)
-        break;
-      const FunctionDecl *Def = followableCallee(Call, Ctx);
-      if (!Def && Budget > 1) {
-        // Defined in another file: its linked summary, one level deeper.
-        if (const FunctionSummary *Ext = externalHelper(Call, Ctx)) {
-          if (Ext->trains(Budget - 2)) {
-            S.Trains = true;
-            break;
-          }
-          if (!S.Forward && FunctionSummary::reaches(Ext->UnguardedForward, Budget - 2) &&
-              !Guards.isGuarded(Call))
-            S.Forward = Call;
+  // A walk down the calls with an explicit stack of the functions being
+  // summarised, not a recursion: one frame per level, at most Budget (each
+  // level has one less, and a call is followed only with a budget above 1).
+  // Helpers, keyed by function and budget, is the visited set: each pair is
+  // summarised once.
+  struct Frame {
+    std::pair<const FunctionDecl *, unsigned> Key;
+    const FunctionFacts *Guards = nullptr;
+    BodyFacts Facts;
+    HelperSummary S;
+    size_t Next = 0; ///< the next of Facts.UserCalls to follow
+  };
+  llvm::SmallVector<Frame, 4> Stack;
+  // The summary of \p Def with \p B when it is known; otherwise a new frame.
+  auto Enter = [&](const FunctionDecl *Def, unsigned B) -> std::optional<HelperSummary> {
+    auto Key = std::make_pair(Def->getCanonicalDecl(), B);
+    if (auto It = Helpers.find(Key); It != Helpers.end())
+      return It->second; // a recursive call in progress reads "runs nothing"
+    Helpers[Key] = HelperSummary{};
+    Frame Fr;
+    Fr.Key = Key;
+    Fr.S.NameSaysEval = nameSaysEval(Def);
+    // The facts, and their memoised guards (isGradDisabledAt).
+    Fr.Guards = &core().facts(Def, Ctx);
+    Fr.Facts = bodyFacts(*Fr.Guards);
+    Fr.S.Trains = !Fr.Facts.Backwards.empty() || !Fr.Facts.Trains.empty();
+    if (!Fr.S.Trains && (!Fr.Facts.Forwards.empty() || !Fr.Facts.UserCalls.empty())) {
+      for (const auto &Fwd : Fr.Facts.Forwards)
+        if (!Fr.Guards->isGuarded(Fwd.Call)) {
+          Fr.S.Forward = Fwd.Call;
+          break;
         }
-        continue;
+    } else {
+      Fr.Next = Fr.Facts.UserCalls.size(); // no call to follow
+    }
+    Stack.push_back(std::move(Fr));
+    return std::nullopt;
+  };
+  if (std::optional<HelperSummary> Known = Enter(FD, Budget))
+    return *Known;
+  std::optional<HelperSummary> Inner; // of the callee at the top frame's Next call
+  for (;;) {
+    Frame &Top = Stack.back();
+    const unsigned B = Top.Key.second;
+    bool Entered = false;
+    while (Top.Next < Top.Facts.UserCalls.size()) {
+      const CallExpr *Call = Top.Facts.UserCalls[Top.Next].second;
+      if (!Inner) {
+        if (Top.S.Forward && Top.S.Trains)
+          break;
+        const FunctionDecl *Def = followableCallee(Call, Ctx);
+        if (!Def && B > 1) {
+          // Defined in another file: its linked summary, one level deeper.
+          if (const FunctionSummary *Ext = externalHelper(Call, Ctx)) {
+            if (Ext->trains(B - 2)) {
+              Top.S.Trains = true;
+              break;
+            }
+            if (!Top.S.Forward && FunctionSummary::reaches(Ext->UnguardedForward, B - 2) &&
+                !Top.Guards->isGuarded(Call))
+              Top.S.Forward = Call;
+          }
+          ++Top.Next;
+          continue;
+        }
+        if (!Def || B <= 1) {
+          ++Top.Next;
+          continue;
+        }
+        Inner = Enter(Def, B - 1);
+        if (!Inner) {
+          Entered = true; // Top waits for the callee's summary (and may have moved)
+          break;
+        }
       }
-      if (!Def || Budget <= 1)
-        continue;
-      HelperSummary Inner = helperSummary(Def, Ctx, Budget - 1);
-      if (Inner.Trains) {
-        S.Trains = true; // a training step: its graph is wanted
+      HelperSummary Callee = *Inner;
+      Inner.reset();
+      if (Callee.Trains) {
+        Top.S.Trains = true; // a training step: its graph is wanted
         break;
       }
-      if (!S.Forward && Inner.Forward && !Guards.isGuarded(Call))
-        S.Forward = Inner.Forward;
+      if (!Top.S.Forward && Callee.Forward && !Top.Guards->isGuarded(Call))
+        Top.S.Forward = Callee.Forward;
+      ++Top.Next;
     }
-    if (S.Trains)
-      S.Forward = nullptr;
+    if (Entered)
+      continue;
+    if (Top.S.Trains)
+      Top.S.Forward = nullptr;
+    Helpers[Top.Key] = Top.S;
+    HelperSummary Done = Top.S;
+    Stack.pop_back();
+    if (Stack.empty())
+      return Done;
+    Inner = Done;
   }
-  Helpers[Key] = S;
-  return S;
 }
 
 std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) {

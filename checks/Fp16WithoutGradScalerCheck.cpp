@@ -7,6 +7,7 @@
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -125,49 +126,40 @@ private:
 };
 
 /// The values assigned to \p VD inside \p S (=, compound assignments).
-void assignedValues(const Stmt *S, const ValueDecl *VD, llvm::SmallVectorImpl<const Expr *> &Out) {
-  if (!S)
-    return;
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() && referencedDecl(BO->getLHS()) == VD)
-      Out.push_back(BO->getRHS());
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
-    if (Op->isAssignmentOp() && Op->getNumArgs() == 2 && referencedDecl(Op->getArg(0)) == VD)
-      Out.push_back(Op->getArg(1));
-  for (const Stmt *Child : S->children())
-    assignedValues(Child, VD, Out);
+void assignedValues(const Stmt *Root, const ValueDecl *VD, llvm::SmallVectorImpl<const Expr *> &Out) {
+  forEachStmt(Root, [&](const Stmt *S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(S))
+      if (BO->isAssignmentOp() && referencedDecl(BO->getLHS()) == VD)
+        Out.push_back(BO->getRHS());
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+      if (Op->isAssignmentOp() && Op->getNumArgs() == 2 && referencedDecl(Op->getArg(0)) == VD)
+        Out.push_back(Op->getArg(1));
+  });
 }
 
 /// A call named like scaling (scaler.scale(loss), scale_loss(loss)), a call on
 /// a scaler object, or a variable named like a scale factor, in \p S.
-bool mentionsScaling(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (const FunctionDecl *FD = Call->getDirectCallee();
-        FD && FD->getIdentifier() && containsInsensitive(FD->getName(), "scale"))
-      return true;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-      if (isScalerClass(MC->getRecordDecl()))
+bool mentionsScaling(const Stmt *Root) {
+  return anyStmt(Root, [](const Stmt *S) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (const FunctionDecl *FD = Call->getDirectCallee();
+          FD && FD->getIdentifier() && containsInsensitive(FD->getName(), "scale"))
         return true;
-  }
-  if (const ValueDecl *VD = isa<Expr>(S) ? referencedDecl(cast<Expr>(S)) : nullptr;
-      VD && VD->getIdentifier() && containsInsensitive(VD->getName(), "scale"))
-    return true;
-  for (const Stmt *Child : S->children())
-    if (mentionsScaling(Child))
-      return true;
-  return false;
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+        if (isScalerClass(MC->getRecordDecl()))
+          return true;
+    }
+    const ValueDecl *VD = isa<Expr>(S) ? referencedDecl(cast<Expr>(S)) : nullptr;
+    return VD && VD->getIdentifier() && containsInsensitive(VD->getName(), "scale");
+  });
 }
 
-void forwardObjects(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
-  if (!S)
-    return;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    if (const ValueDecl *VD = referencedDecl(forwardCallObject(Call)))
-      Out.insert(VD);
-  for (const Stmt *Child : S->children())
-    forwardObjects(Child, Out);
+void forwardObjects(const Stmt *Root, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
+  forEachStmt(Root, [&](const Stmt *S) {
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const ValueDecl *VD = referencedDecl(forwardCallObject(Call)))
+        Out.insert(VD);
+  });
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -456,9 +457,10 @@ bool refersToVar(const Expr *E, const VarDecl *V) {
 /// `std::forward<T>(v)`, `std::swap(v, w)` or `v.swap(w)`. A moved container
 /// takes its heap block along, so the memory may live on in its new owner.
 bool isHandedOver(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+  return anyStmt(S, [&](const Stmt *Node) {
+    const auto *Call = dyn_cast<CallExpr>(Node);
+    if (!Call)
+      return false;
     const FunctionDecl *FD = Call->getDirectCallee();
     if (FD && FD->isInStdNamespace() && FD->getDeclName().isIdentifier() &&
         llvm::is_contained({"move", "forward", "swap", "exchange"}, FD->getName()))
@@ -471,11 +473,8 @@ bool isHandedOver(const Stmt *S, const VarDecl *V) {
           (refersToVar(MC->getImplicitObjectArgument(), V) ||
            llvm::any_of(MC->arguments(), [&](const Expr *A) { return refersToVar(A, V); })))
         return true;
-  }
-  for (const Stmt *C : S->children())
-    if (isHandedOver(C, V))
-      return true;
-  return false;
+    return false;
+  });
 }
 
 /// True when \p R returns the owner \p V itself (`return item;`, moved or

@@ -9,6 +9,7 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -89,18 +90,13 @@ public:
 };
 
 /// True when \p S calls `size()` on \p Container (`recent.size() > 10`).
-bool testsSizeOf(const Stmt *S, const ValueDecl *Container) {
-  if (!S)
-    return false;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const CXXMethodDecl *MD = MC->getMethodDecl();
-        MD && MD->getIdentifier() && MD->getName() == "size" &&
-        storageOf(MC->getImplicitObjectArgument()) == Container)
-      return true;
-  for (const Stmt *Child : S->children())
-    if (testsSizeOf(Child, Container))
-      return true;
-  return false;
+bool testsSizeOf(const Stmt *Root, const ValueDecl *Container) {
+  return anyStmt(Root, [&](const Stmt *S) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    return MD && MD->getIdentifier() && MD->getName() == "size" &&
+           storageOf(MC->getImplicitObjectArgument()) == Container;
+  });
 }
 
 /// `c.clear()`, `c.pop_front()`, `c.erase(...)`, `c = ...`, `c.swap(...)`,
@@ -108,34 +104,42 @@ bool testsSizeOf(const Stmt *S, const ValueDecl *Container) {
 /// A pop under a test of the container's size (`if (recent.size() > N)
 /// recent.pop_front();`) only trims a ring that still holds N graphs: not
 /// counted.
-bool isEmptiedIn(const Stmt *S, const ValueDecl *Container, bool SizeTested = false) {
-  if (!S)
-    return false;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() && storageOf(MC->getImplicitObjectArgument()) == Container) {
-      llvm::StringRef Name = MD->getName();
-      if (Name == "clear" || Name == "erase" || Name == "swap" || Name == "resize")
-        return true;
-      if ((Name == "pop_back" || Name == "pop_front" || Name == "pop") && !SizeTested)
+bool isEmptiedIn(const Stmt *Root, const ValueDecl *Container) {
+  // Pre-order, with whether an enclosing if or while (inside \p Root) tests
+  // the container's size.
+  llvm::SmallVector<std::pair<const Stmt *, bool>, 32> Work;
+  if (Root)
+    Work.push_back({Root, false});
+  while (!Work.empty()) {
+    auto [S, SizeTested] = Work.pop_back_val();
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && MD->getIdentifier() && storageOf(MC->getImplicitObjectArgument()) == Container) {
+        llvm::StringRef Name = MD->getName();
+        if (Name == "clear" || Name == "erase" || Name == "swap" || Name == "resize")
+          return true;
+        if ((Name == "pop_back" || Name == "pop_front" || Name == "pop") && !SizeTested)
+          return true;
+      }
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      if (isa<DeclRefExpr, MemberExpr>(LHS) && storageOf(LHS) == Container)
         return true;
     }
+    const Expr *Test = nullptr;
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      Test = If->getCond();
+    else if (const auto *While = dyn_cast<WhileStmt>(S))
+      Test = While->getCond();
+    const bool Tested = SizeTested || (Test && testsSizeOf(Test, Container));
+    size_t First = Work.size();
+    for (const Stmt *Child : S->children())
+      if (Child)
+        Work.push_back({Child, Tested});
+    std::reverse(Work.begin() + First, Work.end());
   }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    if (isa<DeclRefExpr, MemberExpr>(LHS) && storageOf(LHS) == Container)
-      return true;
-  }
-  const Expr *Test = nullptr;
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    Test = If->getCond();
-  else if (const auto *While = dyn_cast<WhileStmt>(S))
-    Test = While->getCond();
-  const bool Tested = SizeTested || (Test && testsSizeOf(Test, Container));
-  for (const Stmt *Child : S->children())
-    if (isEmptiedIn(Child, Container, Tested))
-      return true;
   return false;
 }
 

@@ -20,6 +20,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -68,19 +69,12 @@ const Stmt *parametersLoop(const ValueDecl *V, const Stmt *Loop, const ParentMap
 /// True when \p S names a variable declared inside \p Loop (its init
 /// statement, its condition or body) or assigned inside it (`++i`).
 bool namesLoopVaryingVariable(const Stmt *S, const Stmt *Loop) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
-      if (isAssignedWithin(V, Loop))
-        return true;
-      if (V->isLocalVarDecl() && Loop->getSourceRange().fullyContains(V->getSourceRange()))
-        return true;
-    }
-  for (const Stmt *C : S->children())
-    if (namesLoopVaryingVariable(C, Loop))
-      return true;
-  return false;
+  return anyStmt(S, [&](const Stmt *Node) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(Node);
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return V && (isAssignedWithin(V, Loop) ||
+                 (V->isLocalVarDecl() && Loop->getSourceRange().fullyContains(V->getSourceRange())));
+  });
 }
 
 /// When \p Obj picks an element by an index or iterator that changes on every

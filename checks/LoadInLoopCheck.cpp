@@ -19,6 +19,7 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -79,30 +80,27 @@ bool declaredWithin(const ValueDecl *VD, const Stmt *Scope, const SourceManager 
 /// \p ParamsVary, a parameter), or calls something other than std::string's
 /// and std::filesystem::path's members and operators.
 bool mayVary(const Stmt *E, const Stmt *Scope, bool ParamsVary, const SourceManager &SM) {
-  if (!E)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
-      if (ParamsVary && isa<ParmVarDecl>(VD))
+  return anyStmt(E, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+        if (ParamsVary && isa<ParmVarDecl>(VD))
+          return true;
+        if (declaredWithin(VD, Scope, SM) || isAssignedWithin(VD, Scope))
+          return true;
+      }
+    if (const auto *ME = dyn_cast<MemberExpr>(S))
+      if (isAssignedWithin(ME->getMemberDecl(), Scope))
         return true;
-      if (declaredWithin(VD, Scope, SM) || isAssignedWithin(VD, Scope))
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && !isa<CXXOperatorCallExpr>(Call)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      bool StdMember = false;
+      if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD))
+        StdMember = MD->getParent()->isInStdNamespace();
+      if (!StdMember)
         return true;
     }
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    if (isAssignedWithin(ME->getMemberDecl(), Scope))
-      return true;
-  if (const auto *Call = dyn_cast<CallExpr>(E); Call && !isa<CXXOperatorCallExpr>(Call)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    bool StdMember = false;
-    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD))
-      StdMember = MD->getParent()->isInStdNamespace();
-    if (!StdMember)
-      return true;
-  }
-  for (const Stmt *Child : E->children())
-    if (mayVary(Child, Scope, ParamsVary, SM))
-      return true;
-  return false;
+    return false;
+  });
 }
 
 /// True when a break, return, goto or throw in \p Loop's body leaves it.

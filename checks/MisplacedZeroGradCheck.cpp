@@ -6,6 +6,7 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -25,23 +26,21 @@ static const TrainingEvent *nearest(llvm::ArrayRef<const TrainingEvent *> Events
 
 /// True when \p Init names \p D, directly or through the initialisers of the
 /// local variables it names (`auto params = model->parameters();
-/// torch::optim::SGD opt(params, ...)`).
+/// torch::optim::SGD opt(params, ...)`). The recursion follows at most three
+/// initialisers (\p Hops).
 static bool initRefersTo(const Stmt *Init, const ValueDecl *D, unsigned Hops = 0) {
-  if (!Init || Hops > 3)
+  if (Hops > 3)
     return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(Init)) {
-    if (DRE->getDecl() == D)
-      return true;
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->isLocalVarDecl())
-      return initRefersTo(VD->getInit(), D, Hops + 1);
-    return false;
-  }
-  if (const auto *ME = dyn_cast<MemberExpr>(Init); ME && ME->getMemberDecl() == D)
-    return true;
-  for (const Stmt *Child : Init->children())
-    if (initRefersTo(Child, D, Hops))
-      return true;
-  return false;
+  return anyStmt(Init, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      if (DRE->getDecl() == D)
+        return true;
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      return VD && VD->isLocalVarDecl() && initRefersTo(VD->getInit(), D, Hops + 1);
+    }
+    const auto *ME = dyn_cast<MemberExpr>(S);
+    return ME && ME->getMemberDecl() == D;
+  });
 }
 
 /// Whether zeroing \p Zero can clear gradients that \p Step uses. Unknown

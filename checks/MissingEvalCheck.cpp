@@ -30,6 +30,7 @@
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -156,7 +157,8 @@ bool readsTrainingMode(const CXXRecordDecl *RD) {
 }
 
 /// The mode-dependent layer in \p Impl (a field, a field's submodule, or
-/// \p Impl itself when it reads is_training()); null when there is none.
+/// \p Impl itself when it reads is_training()); null when there is none. At
+/// most \p Depth classes down, each class once (\p Seen).
 const CXXRecordDecl *modeDependentPart(const CXXRecordDecl *Impl, unsigned Depth,
                                        llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Seen) {
   if (!Impl || Depth == 0 || !Seen.insert(Impl).second)
@@ -209,17 +211,13 @@ bool precedesOnEveryPath(const CallExpr *Eval, const CallExpr *Forward, const Pa
   return false;
 }
 
-bool mentions(const Stmt *S, const ValueDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == V)
-    return true;
-  if (const auto *ME = dyn_cast<MemberExpr>(S); ME && ME->getMemberDecl() == V)
-    return true;
-  for (const Stmt *C : S->children())
-    if (mentions(C, V))
+bool mentions(const Stmt *Root, const ValueDecl *V) {
+  return anyStmt(Root, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == V)
       return true;
-  return false;
+    const auto *ME = dyn_cast<MemberExpr>(S);
+    return ME && ME->getMemberDecl() == V;
+  });
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include <algorithm>
 
 using namespace clang::ast_matchers;
 
@@ -17,30 +18,38 @@ namespace clang::tidy::torch_check {
 /// Every name in \p E is declared before \p Before and \p E has no calls but
 /// `->`, `*` and `[]` operators: it can be spelled again at \p Before.
 static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceManager &SM) {
-  if (!E)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    SourceLocation DeclLoc = DRE->getDecl()->getLocation();
-    return DeclLoc.isValid() && SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
-                                                             SM.getExpansionLoc(Before));
-  }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-    if (Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star &&
-        Op->getOperator() != OO_Subscript)
+  // Every node must pass; an explicit stack, pre-order (the operands of an
+  // overloaded operator, the children of anything else).
+  llvm::SmallVector<const Stmt *, 16> Work{E};
+  while (!Work.empty()) {
+    E = Work.pop_back_val();
+    if (!E)
       return false;
-    for (unsigned I = 0; I < Op->getNumArgs(); ++I)
-      if (!isRespellable(Op->getArg(I), Before, SM))
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      SourceLocation DeclLoc = DRE->getDecl()->getLocation();
+      if (!DeclLoc.isValid() || !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
+                                                              SM.getExpansionLoc(Before)))
         return false;
-    return true;
+      continue;
+    }
+    size_t First = Work.size();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star &&
+          Op->getOperator() != OO_Subscript)
+        return false;
+      for (unsigned I = 0; I < Op->getNumArgs(); ++I)
+        Work.push_back(Op->getArg(I));
+    } else {
+      if (!isa<MemberExpr, CXXThisExpr, ImplicitCastExpr, ParenExpr, UnaryOperator,
+               ArraySubscriptExpr, IntegerLiteral, MaterializeTemporaryExpr>(E))
+        return false;
+      if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() != UO_Deref)
+        return false;
+      for (const Stmt *Child : E->children())
+        Work.push_back(Child);
+    }
+    std::reverse(Work.begin() + First, Work.end());
   }
-  if (!isa<MemberExpr, CXXThisExpr, ImplicitCastExpr, ParenExpr, UnaryOperator,
-           ArraySubscriptExpr, IntegerLiteral, MaterializeTemporaryExpr>(E))
-    return false;
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() != UO_Deref)
-    return false;
-  for (const Stmt *Child : E->children())
-    if (!isRespellable(Child, Before, SM))
-      return false;
   return true;
 }
 

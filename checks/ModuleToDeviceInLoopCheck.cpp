@@ -6,6 +6,7 @@
 #include "utils/CallFacts.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -33,52 +34,58 @@ public:
 /// Null when the object may change between iterations (an element of a
 /// container, a loop variable, a call result).
 const ValueDecl *invariantObject(const Expr *E, const Stmt *Loop, const SourceManager &SM) {
-  E = stripHolderArrow(E);
-  if (!E)
+  // Down the chain of `*` and member accesses (a loop: it may be long); the
+  // result is the member the outermost access names, or the variable.
+  const ValueDecl *Outermost = nullptr;
+  for (;;) {
+    E = stripHolderArrow(E);
+    if (!E)
+      return nullptr;
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD)
+        return nullptr;
+      // Declared in the loop (a loop variable or a local of its body): may be a
+      // different module on each iteration.
+      SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
+      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
+                           SM.getExpansionLoc(Loop->getEndLoc())))
+        return nullptr;
+      if (isAssignedWithin(VD, Loop))
+        return nullptr;
+      return Outermost ? Outermost : VD;
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+      if (isAssignedWithin(ME->getMemberDecl(), Loop))
+        return nullptr;
+      if (!Outermost)
+        Outermost = ME->getMemberDecl();
+      if (isa<CXXThisExpr>(Base))
+        return Outermost;
+      E = Base;
+      continue;
+    }
     return nullptr;
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
-    return invariantObject(UO->getSubExpr(), Loop, SM);
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD)
-      return nullptr;
-    // Declared in the loop (a loop variable or a local of its body): may be a
-    // different module on each iteration.
-    SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
-    if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
-                         SM.getExpansionLoc(Loop->getEndLoc())))
-      return nullptr;
-    if (isAssignedWithin(VD, Loop))
-      return nullptr;
-    return VD;
   }
-  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
-    if (isAssignedWithin(ME->getMemberDecl(), Loop))
-      return nullptr;
-    if (isa<CXXThisExpr>(Base) || invariantObject(Base, Loop, SM))
-      return ME->getMemberDecl();
-    return nullptr;
-  }
-  return nullptr;
 }
 
 /// True when \p S reads a variable declared in \p Loop or assigned there.
 bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
-      SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
-      if (SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
-                           SM.getExpansionLoc(Loop->getEndLoc())) ||
-          isAssignedWithin(VD, Loop))
-        return true;
-    }
-  for (const Stmt *Child : S->children())
-    if (variesInLoop(Child, Loop, SM))
-      return true;
-  return false;
+  return anyStmt(S, [&](const Stmt *Node) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(Node);
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!VD)
+      return false;
+    SourceLocation DeclLoc = SM.getExpansionLoc(VD->getLocation());
+    return SM.isPointWithin(DeclLoc, SM.getExpansionLoc(compat::beginLoc(Loop)),
+                            SM.getExpansionLoc(Loop->getEndLoc())) ||
+           isAssignedWithin(VD, Loop);
+  });
 }
 } // namespace
 

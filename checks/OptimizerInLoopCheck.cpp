@@ -6,6 +6,7 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -114,36 +115,26 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
            !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L);
   };
   llvm::SmallVector<const ValueDecl *, 4> Named;
-  llvm::SmallVector<const Stmt *, 16> Work{Args.front()};
-  while (!Work.empty()) {
-    const Stmt *S = Work.pop_back_val();
-    if (!S)
-      continue;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
-      if (isa<VarDecl>(DRE->getDecl())) {
-        if (DeclaredInLoop(DRE->getDecl()))
-          return true;
-        Named.push_back(DRE->getDecl());
-      }
-    }
-    if (const auto *ME = dyn_cast<MemberExpr>(S); ME && isa<FieldDecl>(ME->getMemberDecl()))
-      Named.push_back(ME->getMemberDecl());
-    if (const auto *Call = dyn_cast<CallExpr>(S))
-      if (const FunctionDecl *FD = Call->getDirectCallee();
-          FD && !isInLibraryNamespace(FD) && !SM.isInSystemHeader(FD->getLocation()) &&
-          !isa<CXXOperatorCallExpr>(Call))
-        return true;
-    if (isa<CXXNewExpr>(S))
-      return true;
-    for (const Stmt *Child : S->children())
-      Work.push_back(Child);
-  }
+  if (anyStmt(Args.front(), [&](const Stmt *S) {
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+          if (isa<VarDecl>(DRE->getDecl())) {
+            if (DeclaredInLoop(DRE->getDecl()))
+              return true;
+            Named.push_back(DRE->getDecl());
+          }
+        }
+        if (const auto *ME = dyn_cast<MemberExpr>(S); ME && isa<FieldDecl>(ME->getMemberDecl()))
+          Named.push_back(ME->getMemberDecl());
+        if (const auto *Call = dyn_cast<CallExpr>(S))
+          if (const FunctionDecl *FD = Call->getDirectCallee();
+              FD && !isInLibraryNamespace(FD) && !SM.isInSystemHeader(FD->getLocation()) &&
+              !isa<CXXOperatorCallExpr>(Call))
+            return true;
+        return isa<CXXNewExpr>(S);
+      }))
+    return true;
   // A variable the loop assigns (`model = Net(cfg);`, `model = std::make_shared<...>()`).
-  llvm::SmallVector<const Stmt *, 16> Body{Loop};
-  while (!Body.empty()) {
-    const Stmt *S = Body.pop_back_val();
-    if (!S)
-      continue;
+  return anyStmt(Loop, [&](const Stmt *S) {
     const ValueDecl *Assigned = nullptr;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
         Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
@@ -155,12 +146,8 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
         (MC->getMethodDecl()->getName() == "reset" ||
          MC->getMethodDecl()->getName() == "reset_parameters"))
       Assigned = namedDecl(memberCallObject(MC));
-    if (Assigned && llvm::is_contained(Named, Assigned))
-      return true;
-    for (const Stmt *Child : S->children())
-      Body.push_back(Child);
-  }
-  return false;
+    return Assigned && llvm::is_contained(Named, Assigned);
+  });
 }
 
 void OptimizerInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {

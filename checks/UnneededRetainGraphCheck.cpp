@@ -10,6 +10,7 @@
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMap.h"
@@ -142,11 +143,14 @@ public:
   /// `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
   /// conversions: what they read carries no graph into the result. Backward
   /// and grad calls are not cuts here (grad with create_graph returns graphs).
-  bool TraverseStmt(Stmt *S) {
+  /// With the queue parameter, RecursiveASTVisitor keeps its own explicit
+  /// stack for the children (a one-parameter override would recurse once per
+  /// level of the expression).
+  bool TraverseStmt(Stmt *S, DataRecursionQueue *Queue = nullptr) {
     if (const auto *E = dyn_cast_or_null<Expr>(S);
         E && cutsHistory(E) && !isBackwardOrGradCall(dyn_cast<CallExpr>(E->IgnoreParenImpCasts())))
       return true;
-    return RecursiveASTVisitor::TraverseStmt(S);
+    return RecursiveASTVisitor::TraverseStmt(S, Queue);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *DRE) {
@@ -215,32 +219,29 @@ const CXXRecordDecl *moduleImpl(const CXXRecordDecl *RD) {
 
 /// True when \p S assigns or changes a tensor data member of \p RD
 /// (`hidden_ = out;`, `state_.add_(x)`, `history_.push_back(y)`).
-bool changesTensorMember(const Stmt *S, const CXXRecordDecl *RD) {
-  if (!S)
-    return false;
+bool changesTensorMember(const Stmt *Root, const CXXRecordDecl *RD) {
   auto IsMember = [&](const Expr *E) {
     const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
     const auto *Field = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
     return Field && Field->getParent() == RD && isTensorish(Field->getType());
   };
-  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && IsMember(BO->getLHS()))
-    return true;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && IsMember(Op->getArg(0)))
-    return true;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const CXXMethodDecl *MD = MC->getMethodDecl();
-        MD && !MD->isConst() && IsMember(MC->getImplicitObjectArgument()))
+  return anyStmt(Root, [&](const Stmt *S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && IsMember(BO->getLHS()))
       return true;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const CXXMethodDecl *MD = MC->getMethodDecl();
-        MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
-        IsMember(MC->getImplicitObjectArgument()))
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && IsMember(Op->getArg(0)))
       return true;
-  for (const Stmt *Child : S->children())
-    if (changesTensorMember(Child, RD))
-      return true;
-  return false;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && !MD->isConst() && IsMember(MC->getImplicitObjectArgument()))
+        return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
+          IsMember(MC->getImplicitObjectArgument()))
+        return true;
+    return false;
+  });
 }
 
 /// True when a forward pass of \p Module may link one call's graph to the
@@ -249,7 +250,8 @@ bool changesTensorMember(const Stmt *S, const CXXRecordDecl *RD) {
 /// or holds such a submodule. LibTorch's own modules (Linear, Sequential,
 /// LSTM...) keep no graph between calls.
 /// With \p Unknown false, a method defined elsewhere does not count: true only
-/// when a tensor member is seen changing.
+/// when a tensor member is seen changing. Fields and bases are followed at most
+/// four classes down (\p Depth): a bounded recursion.
 bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown = true) {
   RD = moduleImpl(RD);
   if (!RD || Depth > 4)
@@ -513,39 +515,99 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   /// A variable that holds no autograd graph: the batch of a range-for over a
   /// DataLoader, a fresh factory tensor, or a local computed only from such
   /// values by LibTorch operations (no forward pass, no call of user code).
+  /// Each variable asks the same of the variables its sources read, first to
+  /// last; a chain of variables may be as long as the function, so the
+  /// questions in progress are frames of an explicit stack, not calls.
   llvm::DenseMap<const VarDecl *, bool> GraphFreeMemo;
-  std::function<bool(const VarDecl *)> GraphFree = [&](const VarDecl *VD) -> bool {
-    if (auto It = GraphFreeMemo.find(VD); It != GraphFreeMemo.end())
+  auto GraphFree = [&](const VarDecl *Asked) -> bool {
+    if (auto It = GraphFreeMemo.find(Asked); It != GraphFreeMemo.end())
       return It->second;
-    GraphFreeMemo[VD] = false; // cycles: not known to be free
-    bool Free = false;
-    if (F.isRangeVariable(VD)) {
-      // A batch of a LibTorch DataLoader; not the element of a container of
-      // the user's, which may hold anything.
-      const Expr *RangeInit = F.rangeOf(VD);
-      const CXXRecordDecl *Range =
-          RangeInit ? classOf(RangeInit->getType(), /*LookThroughPointers=*/true) : nullptr;
-      Free = Range && isInLibraryNamespace(Range) && !isTensorType(VD->getType()) &&
-             !isTensorish(RangeInit->getType());
-    }
-    else if (VD->isLocalVarDecl() && !VD->isStaticLocal() &&
-             !F.isOpaquelyModified(VD)) {
-      Free = true;
-      for (const Expr *Src : F.sources(VD)) {
+    struct Frame {
+      const VarDecl *VD;
+      bool Free = false;
+      bool Done = true;                            ///< Free is the answer
+      llvm::ArrayRef<const Expr *> Sources;        ///< the sources not walked yet
+      llvm::SmallVector<const VarDecl *, 8> Reads; ///< what the last source walked reads
+      size_t NextRead = 0;                         ///< the next of Reads to ask about
+    };
+    llvm::SmallVector<Frame, 8> Stack;
+    auto Enter = [&](const VarDecl *VD) {
+      GraphFreeMemo[VD] = false; // cycles: not known to be free
+      Frame Fr{VD};
+      if (F.isRangeVariable(VD)) {
+        // A batch of a LibTorch DataLoader; not the element of a container of
+        // the user's, which may hold anything.
+        const Expr *RangeInit = F.rangeOf(VD);
+        const CXXRecordDecl *Range =
+            RangeInit ? classOf(RangeInit->getType(), /*LookThroughPointers=*/true) : nullptr;
+        Fr.Free = Range && isInLibraryNamespace(Range) && !isTensorType(VD->getType()) &&
+                  !isTensorish(RangeInit->getType());
+      }
+      else if (VD->isLocalVarDecl() && !VD->isStaticLocal() &&
+               !F.isOpaquelyModified(VD)) {
+        Fr.Free = true;
+        Fr.Done = false;
+        Fr.Sources = F.sources(VD);
+      }
+      Stack.push_back(std::move(Fr));
+    };
+    Enter(Asked);
+    std::optional<bool> Answer; // of the frame just left, for the one below it
+    for (;;) {
+      Frame &Top = Stack.back();
+      if (Answer) {
+        if (*Answer) {
+          ++Top.NextRead;
+        } else {
+          Top.Free = false;
+          Top.Done = true;
+        }
+        Answer.reset();
+      }
+      const VarDecl *Next = nullptr; // a variable to answer for first
+      while (!Top.Done && !Next) {
+        if (Top.NextRead < Top.Reads.size()) {
+          const VarDecl *V = Top.Reads[Top.NextRead];
+          if (!isTensorish(V->getType()) && !F.isRangeVariable(V)) {
+            ++Top.NextRead;
+          } else if (auto It = GraphFreeMemo.find(V); It == GraphFreeMemo.end()) {
+            Next = V;
+          } else if (It->second) {
+            ++Top.NextRead;
+          } else {
+            Top.Free = false;
+            Top.Done = true;
+          }
+          continue;
+        }
+        if (Top.Sources.empty()) {
+          Top.Done = true;
+          continue;
+        }
+        const Expr *Src = Top.Sources.front();
+        Top.Sources = Top.Sources.drop_front();
         ClosureWalker W;
         W.UserCalls = &UserCallSet;
         W.TraverseStmt(const_cast<Expr *>(Src));
-        if (W.ReadsThisTensor || W.CallsForward || W.CallsUser ||
-            llvm::any_of(W.Vars, [&](const VarDecl *V) {
-              return (isTensorish(V->getType()) || F.isRangeVariable(V)) && !GraphFree(V);
-            })) {
-          Free = false;
-          break;
+        if (W.ReadsThisTensor || W.CallsForward || W.CallsUser) {
+          Top.Free = false;
+          Top.Done = true;
+          continue;
         }
+        Top.Reads = std::move(W.Vars);
+        Top.NextRead = 0;
       }
+      if (Next) {
+        Enter(Next); // Top waits for the answer (and may have moved)
+        continue;
+      }
+      GraphFreeMemo[Top.VD] = Top.Free;
+      bool Free = Top.Free;
+      Stack.pop_back();
+      if (Stack.empty())
+        return Free;
+      Answer = Free;
     }
-    GraphFreeMemo[VD] = Free;
-    return Free;
   };
 
   /// Where values leave the body (EscapeCollector), with the variables each

@@ -6,6 +6,7 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -59,9 +60,44 @@ public:
 
   /// \p E divides by K somewhere (or multiplies by 1/K), or hands K to a
   /// user function (which may scale: not visible here).
-  bool scales(const Stmt *S, unsigned Depth = 0) const {
-    if (!S || isa<LambdaExpr>(S))
+  bool scales(const Stmt *Root, unsigned Depth = 0) const {
+    return !walkStmts(Root, [&](const Stmt *S) {
+      if (isa<LambdaExpr>(S))
+        return Walk::Skip;
+      return scalesHere(S, Depth) ? Walk::Stop : Walk::Into;
+    });
+  }
+
+  /// The loss expression \p E is scaled, looking at the definitions of the
+  /// variable it names. Unknown (no visible definition) counts as scaled.
+  bool lossIsScaled(const Expr *E) const {
+    if (scales(E))
+      return true;
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    if (!DRE)
       return false;
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())
+      return true; // defined elsewhere: cannot tell
+    bool Defined = VD->getInit() && !isa<CXXConstructExpr>(VD->getInit()->IgnoreImplicit());
+    if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+            VD->getInit() ? VD->getInit()->IgnoreImplicit() : nullptr))
+      Defined = Construct->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Construct->getArg(0));
+    if (VD->getInit() && scales(VD->getInit()))
+      return true;
+    // Assignments and in-place updates of the variable in the loop.
+    bool Scaled = false;
+    forEachUpdate(Loop.Body, VD, [&](const Stmt *Update) {
+      Defined = true;
+      Scaled |= scales(Update);
+    });
+    return Scaled || !Defined;
+  }
+
+private:
+  /// \p S itself divides by K (or multiplies by 1/K), or hands K to a user
+  /// function.
+  bool scalesHere(const Stmt *S, unsigned Depth) const {
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
       if ((BO->getOpcode() == BO_Div || BO->getOpcode() == BO_DivAssign) &&
           mentionsPeriod(BO->getRHS(), Depth))
@@ -98,45 +134,17 @@ public:
         for (const Expr *Arg : Call->arguments())
           if (mentionsPeriod(Arg, Depth))
             return true;
-    for (const Stmt *Child : S->children())
-      if (scales(Child, Depth))
-        return true;
     return false;
   }
 
-  /// The loss expression \p E is scaled, looking at the definitions of the
-  /// variable it names. Unknown (no visible definition) counts as scaled.
-  bool lossIsScaled(const Expr *E) const {
-    if (scales(E))
-      return true;
-    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    if (!DRE)
-      return false;
-    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())
-      return true; // defined elsewhere: cannot tell
-    bool Defined = VD->getInit() && !isa<CXXConstructExpr>(VD->getInit()->IgnoreImplicit());
-    if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
-            VD->getInit() ? VD->getInit()->IgnoreImplicit() : nullptr))
-      Defined = Construct->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Construct->getArg(0));
-    if (VD->getInit() && scales(VD->getInit()))
-      return true;
-    // Assignments and in-place updates of the variable in the loop.
-    bool Scaled = false;
-    forEachUpdate(Loop.Body, VD, [&](const Stmt *Update) {
-      Defined = true;
-      Scaled |= scales(Update);
-    });
-    return Scaled || !Defined;
-  }
-
-private:
+  /// Through casts (a loop: they may nest deep), and through the initialisers
+  /// of variables, at most two deep.
   bool isReciprocal(const Expr *E, unsigned Depth) const {
     E = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
+    while (const auto *Cast = dyn_cast<CastExpr>(E))
+      E = Cast->getSubExpr()->IgnoreUnlessSpelledInSource()->IgnoreParens();
     if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Div)
       return mentionsPeriod(BO->getRHS(), Depth);
-    if (const auto *Cast = dyn_cast<CastExpr>(E))
-      return isReciprocal(Cast->getSubExpr(), Depth);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit() && Depth < 2)
         return isReciprocal(VD->getInit(), Depth + 1) ||
@@ -155,35 +163,34 @@ private:
     return PeriodDecl && refersTo(E, PeriodDecl);
   }
 
-  bool mentionsThroughVar(const Stmt *S, unsigned Depth) const {
-    if (!S)
-      return false;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit() && VD != PeriodDecl)
-        return mentionsPeriod(VD->getInit(), Depth + 1);
-    for (const Stmt *Child : S->children())
-      if (mentionsThroughVar(Child, Depth))
-        return true;
-    return false;
+  /// A variable named in \p Root whose initialiser mentions K, one level
+  /// deeper (mentionsPeriod gives up past depth 2: a bounded recursion).
+  bool mentionsThroughVar(const Stmt *Root, unsigned Depth) const {
+    return anyStmt(Root, [&](const Stmt *S) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(S);
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      return VD && VD->getInit() && VD != PeriodDecl && mentionsPeriod(VD->getInit(), Depth + 1);
+    });
   }
 
   template <typename Fn>
-  static void forEachUpdate(const Stmt *S, const VarDecl *VD, Fn &&Callback) {
-    if (!S || isa<LambdaExpr>(S))
-      return;
-    if (const auto *BO = dyn_cast<BinaryOperator>(S);
-        BO && BO->isAssignmentOp() && namedDecl(BO->getLHS()) == VD)
-      Callback(S);
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && namedDecl(Op->getArg(0)) == VD)
-      Callback(S);
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-      if (const CXXMethodDecl *MD = MC->getMethodDecl();
-          MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
-          namedDecl(MC->getImplicitObjectArgument()) == VD)
+  static void forEachUpdate(const Stmt *Root, const VarDecl *VD, Fn &&Callback) {
+    walkStmts(Root, [&](const Stmt *S) {
+      if (isa<LambdaExpr>(S))
+        return Walk::Skip;
+      if (const auto *BO = dyn_cast<BinaryOperator>(S);
+          BO && BO->isAssignmentOp() && namedDecl(BO->getLHS()) == VD)
         Callback(S);
-    for (const Stmt *Child : S->children())
-      forEachUpdate(Child, VD, Callback);
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && namedDecl(Op->getArg(0)) == VD)
+        Callback(S);
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+        if (const CXXMethodDecl *MD = MC->getMethodDecl();
+            MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
+            namedDecl(MC->getImplicitObjectArgument()) == VD)
+          Callback(S);
+      return Walk::Into;
+    });
   }
 
   const TrainingLoop &Loop;
@@ -199,20 +206,14 @@ static bool visibleAt(const Expr *E, SourceLocation Loc, const ASTContext &Ctx) 
   const SourceManager &SM = Ctx.getSourceManager();
   if (E->HasSideEffects(Ctx))
     return false;
-  llvm::SmallVector<const Stmt *, 8> Work{E};
-  while (!Work.empty()) {
-    const Stmt *S = Work.pop_back_val();
-    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S)) {
-      SourceLocation DeclLoc = DRE->getDecl()->getLocation();
-      if (!DeclLoc.isValid() || !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
-                                                              SM.getExpansionLoc(Loc)))
-        return false;
-    }
-    if (S)
-      for (const Stmt *Child : S->children())
-        Work.push_back(Child);
-  }
-  return true;
+  return !anyStmt(E, [&](const Stmt *S) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(S);
+    if (!DRE)
+      return false;
+    SourceLocation DeclLoc = DRE->getDecl()->getLocation();
+    return !DeclLoc.isValid() || !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
+                                                               SM.getExpansionLoc(Loc));
+  });
 }
 
 void UnscaledAccumulatedLossCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {

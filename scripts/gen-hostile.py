@@ -14,6 +14,10 @@ KIND:
              steps, nested macros
   big        a generated translation unit of N lines (default 50,000): many
              functions of every kind above, with and without the mistakes
+  deep       expression trees and chains of variables tens of thousands of
+             levels deep where the checks walk them
+             (test/checks/deep-nesting.test): a walk that recursed once per
+             level would overflow clang's 8 MiB stack
 
 A line that must get a warning ends with `// expect: CHECK-ID`; for each check
 named so, test/checks/Inputs/check_hostile.py requires warnings on exactly
@@ -115,6 +119,70 @@ def macros(out):
     out.append("}")
 
 
+def deep(out):
+    # Left-deep chains of `+`, which clang parses without recursing: the tree
+    # is as deep as the chain is long. The parentheses stay under clang's
+    # -fbracket-depth (256). The sizes sit between the depth at which a walk
+    # with one stack frame per level overflows 8 MiB and the depth that clang
+    # itself (its parser, ParentMap, CFG) survives with 8 MiB.
+    # A method that empties the container after a 50,000-term chain:
+    # torch-history-in-container walks it (isEmptiedIn) for the insertion in
+    # record(), which is guarded and so reported by nothing.
+    out.append("struct Recorder {")
+    out.append("  std::vector<torch::Tensor> history_;")
+    out.append("  int n_ = 0;")
+    out.append("  void record(torch::Tensor x) {")
+    out.append("    torch::NoGradGuard no_grad;")
+    out.append("    history_.push_back(x * 2);")
+    out.append("  }")
+    out.append("  void reset() {")
+    out.append("    n_ = " + " + ".join(["n_"] * 50000) + ";")
+    out.append("    history_.clear();")
+    out.append("  }")
+    out.append("};")
+    # A loss accumulated over 10,000 terms in a training loop, its graph
+    # retained: torch-unneeded-retain-graph walks what the loss is computed
+    # from.
+    out.append("void train_deep_loss(Net &model, torch::optim::SGD &opt, const std::vector<torch::Tensor> &xs) {")
+    out.append("  for (const auto &x : xs) {")
+    out.append("    opt.zero_grad();")
+    out.append("    torch::Tensor loss = model(x).sum();")
+    out.append("    loss = loss + " + " + ".join(["x"] * 10000) + ";")
+    out.append("    loss.backward({}, true);")
+    out.append("    opt.step();")
+    out.append("  }")
+    out.append("}")
+    # A chain of 50,000 variables, each computed from the one before, that two
+    # backward passes read: torch-unneeded-retain-graph asks of each in turn
+    # whether it holds no graph (a question per variable of the chain).
+    out.append("struct StatelessImpl : torch::nn::Module {")
+    out.append("  StatelessImpl() : fc(register_module(\"fc\", torch::nn::Linear(4, 4))) {}")
+    out.append("  torch::Tensor forward(torch::Tensor x) { return fc(x).relu(); }")
+    out.append("  torch::nn::Linear fc;")
+    out.append("};")
+    out.append("TORCH_MODULE(Stateless);")
+    out.append("using Loader = std::unique_ptr<")
+    out.append("    torch::data::StatelessDataLoader<torch::data::datasets::MNIST, torch::data::samplers::RandomSampler>>;")
+    out.append("void train_long_chain(Stateless &model, torch::optim::SGD &opt, Loader &loader) {")
+    out.append("  for (auto &batch : *loader) {")
+    out.append("    opt.zero_grad();")
+    out.append("    auto t0 = batch.front().data;")
+    for i in range(1, 50001):
+        out.append("    auto t%d = t%d * 2;" % (i, i - 1))
+    out.append("    model->forward(t50000).sum().backward({}, true);")
+    out.append("    model->forward(t50000).sum().backward();")
+    out.append("    opt.step();")
+    out.append("  }")
+    out.append("}")
+    # 200 parentheses around a forward pass in an evaluation loop.
+    out.append("double evaluate_deep_parens(Net &model, const std::vector<torch::Tensor> &xs) {")
+    out.append("  double total = 0;")
+    out.append("  for (const auto &x : xs)")
+    out.append("    total += " + "(" * 200 + "model(x)" + ")" * 200 + ".sum().item<double>(); // expect: torch-eval-without-no-grad")
+    out.append("  return total;")
+    out.append("}")
+
+
 def big(out, lines):
     i = 0
     while len(out) < lines - 20:
@@ -168,13 +236,13 @@ def big(out, lines):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("kind", choices=["nested", "huge", "templates", "macros", "big"])
+    p.add_argument("kind", choices=["nested", "huge", "templates", "macros", "big", "deep"])
     p.add_argument("out")
     p.add_argument("--lines", type=int, default=50000)
     a = p.parse_args()
     out = PRELUDE.splitlines()
     {"nested": nested, "huge": huge, "templates": templates, "macros": macros,
-     "big": lambda o: big(o, a.lines)}[a.kind](out)
+     "big": lambda o: big(o, a.lines), "deep": deep}[a.kind](out)
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")
 

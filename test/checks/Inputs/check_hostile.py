@@ -1,24 +1,38 @@
 #!/usr/bin/env python3
 """Runs clang-tidy with every torch- check on a hostile file, bounded in time.
 
-  check_hostile.py SECONDS FILE -- CLANG-TIDY-COMMAND...
+  check_hostile.py SECONDS FILE [--stack-kib N] -- CLANG-TIDY-COMMAND...
 
-Fails when clang-tidy crashes (a signal, a stack dump), runs past SECONDS,
+With --stack-kib, clang-tidy runs with its stack limited to N KiB (the soft
+limit, as `ulimit -s N`). Fails when clang-tidy crashes (a signal, a stack dump), runs past SECONDS,
 reports a compile error, or when, for a check named by a `// expect: CHECK`
 comment, its warnings are not exactly on the lines so marked. Prints a
 summary for FileCheck.
 """
 import collections
 import re
+import resource
 import subprocess
 import sys
 import time
 
 seconds, path = float(sys.argv[1]), sys.argv[2]
+options = sys.argv[3:sys.argv.index("--")]
 cmd = sys.argv[sys.argv.index("--") + 1:]
+limit_stack = None
+if options[:1] == ["--stack-kib"]:
+    stack = int(options[1]) * 1024
+
+    def limit_stack():
+        hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+        soft = stack if hard == resource.RLIM_INFINITY else min(stack, hard)
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+elif options:
+    sys.exit("check_hostile.py: unknown option " + options[0])
 start = time.time()
 try:
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=seconds)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=seconds,
+                          preexec_fn=limit_stack)
 except subprocess.TimeoutExpired:
     print("FAIL: clang-tidy ran past %g s on %s" % (seconds, path))
     sys.exit(1)

@@ -44,6 +44,7 @@ llvm::Expected<AnalysisOptions> AnalysisFlags::options(const std::string &Cwd) c
                                      "module '" + Module + "' (from --load) does not exist");
     O.Tidy.Loads.push_back(Abs);
   }
+  O.Tidy.TimeoutSeconds = Timeout;
   O.UsePch = !NoPch;
   O.UseCache = !NoCache;
   O.CacheDir = CacheDir;

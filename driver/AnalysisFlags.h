@@ -72,6 +72,12 @@ struct AnalysisFlags {
                             llvm::cl::desc("Parse every translation unit in full (no precompiled LibTorch "
                                            "header)"),
                             llvm::cl::cat(driverCategory())};
+  llvm::cl::opt<unsigned> Timeout{"timeout",
+                                  llvm::cl::desc("Seconds one translation unit's analysis may take; past them "
+                                                 "it is stopped and reported as not analysed (default: 0, no "
+                                                 "limit)"),
+                                  llvm::cl::value_desc("seconds"), llvm::cl::init(0),
+                                  llvm::cl::cat(driverCategory())};
   llvm::cl::opt<bool> NoCache{"no-cache", llvm::cl::desc("Neither read nor write the results cache"),
                               llvm::cl::cat(driverCategory())};
   llvm::cl::opt<std::string> CacheDir{"cache-dir",

@@ -22,10 +22,8 @@ std::string shellQuote(llvm::StringRef S) {
   return Q + "'";
 }
 
-/// Writes the report of the crashed run \p Run on \p File: what crashed, the
-/// command line (to paste into a shell in its directory) and clang-tidy's
-/// output with its stack dump. Returns its path; empty when none could be
-/// written.
+} // namespace
+
 std::string writeCrashReport(llvm::StringRef Dir, llvm::StringRef File, llvm::StringRef Check,
                              const TidyResult &Run, const TidyRunExtras &Extras) {
   std::string ReportDir = Dir.str();
@@ -61,6 +59,8 @@ std::string writeCrashReport(llvm::StringRef Dir, llvm::StringRef File, llvm::St
   }
   return std::string(Path);
 }
+
+namespace {
 
 /// The runs of one unit with parts of its checks.
 class UnitRuns {
@@ -102,28 +102,6 @@ private:
   std::vector<std::string> Checks;
 };
 
-/// One check of \p Candidates whose run crashes, by halves: with the first
-/// half on, a crash keeps that half, else the crash is the other half's.
-/// \p Smallest becomes the smallest run that crashed (for the report).
-std::string bisect(const UnitRuns &Runs, std::vector<std::string> Candidates, TidyResult &Smallest) {
-  while (Candidates.size() > 1) {
-    size_t Half = Candidates.size() / 2;
-    std::vector<std::string> First(Candidates.begin(), Candidates.begin() + Half);
-    TidyResult R = Runs.runWith(First);
-    if (R.Interrupted) {
-      Smallest = std::move(R);
-      return "";
-    }
-    if (crashed(R)) {
-      Candidates = std::move(First);
-      Smallest = std::move(R);
-    } else {
-      Candidates.erase(Candidates.begin(), Candidates.begin() + Half);
-    }
-  }
-  return Candidates.front();
-}
-
 /// The unit is not analysed: \p Run's crash, \p Why, and its report.
 TidyResult notAnalysed(TidyResult Run, const llvm::Twine &Why, llvm::StringRef ReportDir,
                        llvm::StringRef File, const TidyRunExtras &Extras) {
@@ -152,28 +130,23 @@ TidyResult isolateCrashes(const TidyOptions &Options, llvm::StringRef File, cons
     return notAnalysed(std::move(*Probe), "with none of its checks enabled: clang-tidy itself crashed",
                        ReportDir, File, Extras);
 
-  // Invariant: the run with the checks of Rest on crashes (LastCrash).
-  TidyResult LastCrash = std::move(Crashed);
+  CrashSearch<TidyResult> S = searchCrashingChecks(
+      Rest, std::move(Crashed), [&](llvm::ArrayRef<std::string> Enabled) { return Runs.runWith(Enabled); },
+      [](const TidyResult &R) { return crashed(R); }, [](const TidyResult &R) { return R.Interrupted; });
+  if (S.Interrupted)
+    return std::move(S.Last);
   std::vector<CheckCrash> Crashes;
-  while (!Rest.empty() && Crashes.size() < MaxCrashingChecks) {
-    TidyResult Smallest = LastCrash;
-    std::string Check = bisect(Runs, Rest, Smallest);
-    if (Check.empty()) // interrupted
-      return Smallest;
-    llvm::erase(Rest, Check);
-    Crashes.push_back({Check, Smallest.Error, writeCrashReport(ReportDir, File, Check, Smallest, Extras)});
-    TidyResult Without = Runs.runWith(Rest);
-    if (!crashed(Without)) {
-      Without.Crashes = std::move(Crashes);
-      return Without;
-    }
-    LastCrash = std::move(Without);
+  for (auto &F : S.Crashing)
+    Crashes.push_back({F.Check, F.Smallest.Error, writeCrashReport(ReportDir, File, F.Check, F.Smallest, Extras)});
+  if (S.Ended) {
+    S.Last.Crashes = std::move(Crashes);
+    return std::move(S.Last);
   }
   std::string Blamed = llvm::join(llvm::map_range(Crashes, [](const CheckCrash &C) { return C.Check; }), ", ");
-  if (Rest.empty())
-    return notAnalysed(std::move(LastCrash), "with each of its checks off in turn (" + Blamed + ")",
+  if (Crashes.size() == Rest.size())
+    return notAnalysed(std::move(S.Last), "with each of its checks off in turn (" + Blamed + ")",
                        ReportDir, File, Extras);
-  return notAnalysed(std::move(LastCrash),
+  return notAnalysed(std::move(S.Last),
                      "without " + Blamed + " too: given up after " + std::to_string(MaxCrashingChecks) +
                          " crashing checks",
                      ReportDir, File, Extras);

@@ -17,7 +17,10 @@
 // and not retried; a run with the header that reports a compiler error is run
 // again without it, so the header never changes what the build reports.
 // CMake's own precompiled-header source (cmake_pch.*) holds no user code and
-// is not analysed. Without DIR, or when the source does not start with the
+// is not analysed. When clang-tidy dies of a crash, the checks that crash are
+// found and taken out as the analysis does (CrashIsolation.h): the other
+// checks' output is printed, each crash named with its report on stderr, and
+// the exit status is 4. Without DIR, or when the source does not start with the
 // LibTorch includes, it is clang-tidy as given.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +28,7 @@
 #include "AnalysisFlags.h"
 #include "AnalyzeCommand.h"
 #include "AtomicWrite.h"
+#include "CrashIsolation.h"
 #include "Pch.h"
 #include "Process.h"
 #include "Toolchain.h"
@@ -75,10 +79,112 @@ bool reportsCompilerError(llvm::StringRef Output) {
   return Output.contains("[clang-diagnostic-error]") || Output.contains("fatal error:");
 }
 
-int runTidy(const std::string &ClangTidy, llvm::ArrayRef<std::string> Args) {
+bool crashedProcess(const ProcessResult &R) {
+  return !R.TimedOut && !R.Interrupted && isCrashSignal(R.Signal);
+}
+
+/// clang-tidy crashed on \p Source with \p Args (its options, the source,
+/// `--` and the compile command): finds the checks that crash as the
+/// analysis does (CrashIsolation.h), taking them out of the command's
+/// --checks, prints the output of the run without them and names each crash
+/// and its report on stderr. Exit status ExitCheckCrashed, or the crash's when
+/// no check explains it.
+int isolateTidyCrash(const std::string &ClangTidy, std::vector<std::string> Args, ProcessResult Crashed,
+                     llvm::StringRef Source, llvm::StringRef ReportDir) {
+  auto Report = [&](const ProcessResult &R, llvm::StringRef Check) {
+    TidyResult T;
+    T.Command = {ClangTidy};
+    llvm::append_range(T.Command, Args);
+    T.Output = R.Output;
+    T.Error = R.Error;
+    TidyRunExtras X;
+    return writeCrashReport(ReportDir, Source, Check, T, X);
+  };
+  auto GiveUp = [&](const ProcessResult &R, const llvm::Twine &Why) {
+    llvm::outs() << R.Output;
+    llvm::outs().flush();
+    std::string Path = Report(R, "");
+    llvm::errs() << "libtorch-tidy tidy: " << Source << ": " << R.Error << " " << Why << "\n";
+    if (!Path.empty())
+      llvm::errs() << "libtorch-tidy tidy: crash report: " << Path << "\n";
+    return ExitError;
+  };
+  // The command's own --checks (later globs win: the crashing ones are
+  // appended as -NAME).
+  std::string Checks;
+  llvm::erase_if(Args, [&](const std::string &A) {
+    llvm::StringRef V = A;
+    if (V.consume_front("--checks=") || V.consume_front("-checks=")) {
+      Checks = V.str();
+      return true;
+    }
+    return false;
+  });
+  auto Run = [&](std::vector<std::string> Extra) {
+    std::vector<std::string> Argv = {ClangTidy};
+    llvm::append_range(Argv, Extra);
+    llvm::append_range(Argv, Args);
+    return runProcess(ClangTidy, Argv);
+  };
+  ProcessResult Listed = Run({"--list-checks", Checks.empty() ? "--checks=" : "--checks=" + Checks});
+  std::vector<std::string> Enabled;
+  if (Listed.Error.empty() && Listed.ExitCode == 0) {
+    llvm::StringRef Out = Listed.Output;
+    while (!Out.empty()) {
+      llvm::StringRef Line;
+      std::tie(Line, Out) = Out.split('\n');
+      if (Line.starts_with("    ") && !Line.trim().empty())
+        Enabled.push_back(Line.trim().str());
+    }
+  }
+  if (Enabled.empty())
+    return GiveUp(Crashed, "(no check to blame: clang-tidy --list-checks listed none)");
+  auto RunWith = [&](llvm::ArrayRef<std::string> On) {
+    std::string C = Checks;
+    for (const std::string &Name : Enabled)
+      if (!llvm::is_contained(On, Name))
+        C += (C.empty() ? "-" : ",-") + Name;
+    return Run({"--checks=" + C});
+  };
+  if (ProcessResult None = RunWith({}); crashedProcess(None))
+    return GiveUp(None, "with none of its checks enabled: clang-tidy itself crashed");
+  CrashSearch<ProcessResult> S =
+      searchCrashingChecks(Enabled, std::move(Crashed), RunWith, crashedProcess,
+                           [](const ProcessResult &R) { return R.Interrupted; });
+  if (S.Interrupted)
+    return fail("tidy: interrupted");
+  if (!S.Ended)
+    return GiveUp(S.Last, "without the checks that crashed too: given up after " +
+                              std::to_string(S.Crashing.size()) + " crashing checks");
+  llvm::outs() << S.Last.Output;
+  llvm::outs().flush();
+  for (const auto &F : S.Crashing) {
+    llvm::errs() << "libtorch-tidy tidy: check crashed: " << Source << ": " << F.Check << ": "
+                 << F.Smallest.Error << "; its findings in this file are missing, the other checks' are reported\n";
+    std::string Path = Report(F.Smallest, F.Check);
+    if (!Path.empty())
+      llvm::errs() << "libtorch-tidy tidy: crash report: " << Path << "\n";
+  }
+  return ExitCheckCrashed;
+}
+
+/// The crash reports' directory: CACHE/crashes, else the system's temporary
+/// directory.
+std::string reportDir(llvm::StringRef CacheDir) {
+  if (CacheDir.empty())
+    return "";
+  llvm::SmallString<256> D(makeAbsolute(std::string(CacheDir)));
+  llvm::sys::path::append(D, "crashes");
+  return std::string(D);
+}
+
+int runTidy(const std::string &ClangTidy, llvm::ArrayRef<std::string> Args, llvm::StringRef Source,
+            llvm::StringRef CacheDir) {
   std::vector<std::string> Argv = {ClangTidy};
   Argv.insert(Argv.end(), Args.begin(), Args.end());
   ProcessResult R = runProcess(ClangTidy, Argv);
+  if (crashedProcess(R))
+    return isolateTidyCrash(ClangTidy, Args, std::move(R), Source, reportDir(CacheDir));
   llvm::outs() << R.Output;
   llvm::outs().flush();
   if (!R.Error.empty())
@@ -131,7 +237,7 @@ int runTidyCommand(int Argc, const char **Argv) {
   Plain.insert(Plain.end(), Compile.begin(), Compile.end());
   std::string Clang = clangBesideTidy(*ClangTidy);
   if (!UsePch || CacheDir.empty() || Clang.empty())
-    return runTidy(*ClangTidy, Plain);
+    return runTidy(*ClangTidy, Plain, Source, CacheDir);
 
   const std::string Cwd = currentDir();
   CompileCommand Command;
@@ -145,7 +251,7 @@ int runTidyCommand(int Argc, const char **Argv) {
   std::string ClangId = Clang + "\n" + runProcess(Clang, {Clang, "--version"}, 60).Output;
   PchPlan Plan = planPch(Command, ExtraArgs, ClangId);
   if (!Plan.Usable)
-    return runTidy(*ClangTidy, Plain);
+    return runTidy(*ClangTidy, Plain, Source, CacheDir);
 
   llvm::SmallString<256> Dir(makeAbsolute(CacheDir));
   llvm::sys::path::append(Dir, "pch");
@@ -160,12 +266,12 @@ int runTidyCommand(int Argc, const char **Argv) {
     llvm::sys::path::append(LockPath, Plan.Key + ".lock");
     FileLock Lock{std::string(LockPath)};
     if (fs::exists(Failed))
-      return runTidy(*ClangTidy, Plain);
+      return runTidy(*ClangTidy, Plain, Source, CacheDir);
     B = Store.get(Plan);
     if (!B.Ok) {
       // Remembered, so that the other compiles of the build do not try again.
       llvm::consumeError(writeFileAtomically(Failed, B.Error + "\n"));
-      return runTidy(*ClangTidy, Plain);
+      return runTidy(*ClangTidy, Plain, Source, CacheDir);
     }
   }
   std::vector<std::string> WithPch = {"--extra-arg=-include-pch", "--extra-arg=" + B.Pch};
@@ -173,6 +279,8 @@ int runTidyCommand(int Argc, const char **Argv) {
   std::vector<std::string> Argv2 = {*ClangTidy};
   Argv2.insert(Argv2.end(), WithPch.begin(), WithPch.end());
   ProcessResult R = runProcess(*ClangTidy, Argv2);
+  if (crashedProcess(R))
+    return isolateTidyCrash(*ClangTidy, WithPch, std::move(R), Source, reportDir(CacheDir));
   if (R.Error.empty() && !reportsCompilerError(R.Output)) {
     llvm::outs() << R.Output;
     llvm::outs().flush();
@@ -187,7 +295,7 @@ int runTidyCommand(int Argc, const char **Argv) {
     Store.discard(Plan);
     llvm::consumeError(writeFileAtomically(Failed, "rejected by clang-tidy\n"));
   }
-  return runTidy(*ClangTidy, Plain);
+  return runTidy(*ClangTidy, Plain, Source, CacheDir);
 }
 
 } // namespace libtorch_tidy

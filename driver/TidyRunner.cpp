@@ -214,10 +214,26 @@ static std::vector<std::string> configurationArguments(const TidyOptions &Option
   return Args;
 }
 
-bool crashed(const TidyResult &R) {
-  if (R.TimedOut || R.Interrupted)
-    return false;
-  return llvm::is_contained({SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP}, R.Signal);
+bool isCrashSignal(int Signal) {
+  return llvm::is_contained({SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP}, Signal);
+}
+
+bool crashed(const TidyResult &R) { return !R.TimedOut && !R.Interrupted && isCrashSignal(R.Signal); }
+
+/// Ends a clang-tidy command line with the unit's own compile flags (when
+/// it has no compile database) and says how to run it: where, for how long,
+/// where its temporary files go.
+static ProcessOptions finishCommand(std::vector<std::string> &Args, const TidyOptions &Options,
+                                    const TidyRunExtras &Extras, unsigned TimeoutSeconds) {
+  ProcessOptions Run;
+  Run.TimeoutSeconds = TimeoutSeconds;
+  Run.OutputDir = Options.TempDir;
+  if (Extras.CompileFlags) {
+    Args.push_back("--");
+    Args.insert(Args.end(), Extras.CompileFlags->begin(), Extras.CompileFlags->end());
+    Run.Directory = Extras.Directory;
+  }
+  return Run;
 }
 
 llvm::Expected<std::vector<std::string>> enabledChecks(const TidyOptions &Options, llvm::StringRef File,
@@ -226,14 +242,7 @@ llvm::Expected<std::vector<std::string>> enabledChecks(const TidyOptions &Option
   llvm::append_range(Args, configurationArguments(Options, File, Extras));
   Args.push_back("--list-checks");
   Args.push_back(File.str());
-  ProcessOptions Run;
-  Run.TimeoutSeconds = 120;
-  Run.OutputDir = Options.TempDir;
-  if (Extras.CompileFlags) {
-    Args.push_back("--");
-    Args.insert(Args.end(), Extras.CompileFlags->begin(), Extras.CompileFlags->end());
-    Run.Directory = Extras.Directory;
-  }
+  ProcessOptions Run = finishCommand(Args, Options, Extras, 120);
   ProcessResult P = runProcess(Options.ClangTidy, Args, Run);
   if (!P.Error.empty() || P.ExitCode != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -322,14 +331,7 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     }
   }
   Args.push_back(File.str());
-  ProcessOptions Run;
-  Run.TimeoutSeconds = Options.TimeoutSeconds;
-  Run.OutputDir = Options.TempDir;
-  if (Extras.CompileFlags) {
-    Args.push_back("--");
-    Args.insert(Args.end(), Extras.CompileFlags->begin(), Extras.CompileFlags->end());
-    Run.Directory = Extras.Directory;
-  }
+  ProcessOptions Run = finishCommand(Args, Options, Extras, Options.TimeoutSeconds);
   ProcessResult P = runProcess(Options.ClangTidy, Args, Run);
   Result.TimedOut = P.TimedOut;
   Result.Interrupted = P.Interrupted;

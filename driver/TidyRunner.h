@@ -92,6 +92,8 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
 /// True when clang-tidy died of a crash (SIGSEGV, SIGABRT, SIGBUS, SIGILL,
 /// SIGFPE, SIGTRAP), not of a timeout's or an interrupt's SIGKILL.
 bool crashed(const TidyResult &R);
+/// True for the signals of a crash (crashed()).
+bool isCrashSignal(int Signal);
 
 /// The checks `clang-tidy --list-checks` says are enabled for File with the
 /// configuration of \p Options and \p Extras (the scope module's check left

@@ -25,7 +25,10 @@ packages=(cmake ninja-build g++ python3 git ccache
           dpkg-dev fakeroot neovim
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)
           curl  # `libtorch-tidy review` talks to the GitHub and GitLab APIs through curl
-          libgcc-12-dev)  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
+          libgcc-12-dev  # libbacktrace: the runtime's allocation sites (LIBTORCH_TIDY_TRACE=1)
+          # The crash sweep's user code (scripts/crash-sweep.sh, docs/crash-sweep.md).
+          nlohmann-json3-dev libboost-dev libeigen3-dev libopencv-core-dev libopencv-imgproc-dev
+          pybind11-dev python3-dev libfmt-dev libspdlog-dev libcxxopts-dev)
 # LLVM 22 comes from bookworm-security (in Debian's default sources).
 for v in $EXTRA_V; do
   packages+=("clang-tidy-$v" "libclang-$v-dev" "llvm-$v-dev" "llvm-$v-tools")

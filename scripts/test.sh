@@ -58,6 +58,17 @@ done
 if [ "${LIBTORCH_TIDY_SKIP_FUZZ:-0}" != 1 ]; then
   step "fuzz.sh (10000 inputs per target)" env FUZZ_RUNS="${FUZZ_RUNS:-10000}" bash scripts/fuzz.sh
 fi
+# The crash sweep's bounded subset (docs/crash-sweep.md): every torch- check
+# over 14 units of Debian packages' headers compiled as user code next to
+# <torch/torch.h> (nlohmann-json, Boost, Eigen, OpenCV, pybind11, fmt,
+# spdlog, cxxopts, GoogleTest, LLVM ADT and Support, libstdc++), about 3-4
+# minutes; a crash, a hang or a unit whose checks did not finish fails it.
+# scripts/crash-sweep.sh alone runs the whole sweep. LIBTORCH_TIDY_SKIP_SWEEP=1
+# skips it.
+if [ "${LIBTORCH_TIDY_SKIP_SWEEP:-0}" != 1 ]; then
+  step "crash-sweep.sh --quick" bash scripts/crash-sweep.sh --quick --build "$BUILD_DIR" \
+    --out "$BUILD_DIR/crash-sweep" --timeout 600
+fi
 # The command and the scope module built with ASan and UBSan (build-asan/,
 # GCC) over the driver's lit suite, the plain plugin of build/ loaded beside
 # them (docs/sanitizers.md: about 4 min of CPU, the build most of it); a

@@ -9,6 +9,8 @@
 //                    named crash_here
 //   crashtest-abort  aborts (SIGABRT, as a failed assertion does) in a
 //                    function named abort_here
+//   crashtest-hang   never returns (as a check's endless loop) in a function
+//                    named hang_here
 //
 // Elsewhere they diagnose nothing.
 //
@@ -20,7 +22,9 @@
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #endif
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace clang::tidy::crashtest {
 
@@ -47,10 +51,23 @@ public:
   void check(const MatchFinder::MatchResult &) override { std::abort(); }
 };
 
+class HangCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+  void registerMatchers(MatchFinder *Finder) override {
+    Finder->addMatcher(functionDecl(hasName("hang_here")).bind("f"), this);
+  }
+  void check(const MatchFinder::MatchResult &) override {
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+};
+
 class CrashTestModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<AbortCheck>("crashtest-abort");
+    Factories.registerCheck<HangCheck>("crashtest-hang");
     Factories.registerCheck<SegvCheck>("crashtest-segv");
   }
 };

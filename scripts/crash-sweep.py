@@ -475,6 +475,8 @@ def main():
         failed.append(f"the driver exited {rc} (see {log})")
     findings = doc.get("findings", [])
     failures = doc.get("failures", [])
+    for x in findings + failures:  # the report's paths are relative to the current directory
+        x["file"] = os.path.abspath(x["file"])
     rows = []
     for pkg, units, headers, lines in plan:
         mine = {u for u, _ in units}

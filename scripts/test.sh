@@ -61,7 +61,7 @@ fi
 # The crash sweep's bounded subset (docs/crash-sweep.md): every torch- check
 # over 14 units of Debian packages' headers compiled as user code next to
 # <torch/torch.h> (nlohmann-json, Boost, Eigen, OpenCV, pybind11, fmt,
-# spdlog, cxxopts, GoogleTest, LLVM ADT and Support, libstdc++), about 3-4
+# spdlog, cxxopts, GoogleTest, LLVM ADT and Support, libstdc++), about 2
 # minutes; a crash, a hang or a unit whose checks did not finish fails it.
 # scripts/crash-sweep.sh alone runs the whole sweep. LIBTORCH_TIDY_SKIP_SWEEP=1
 # skips it.

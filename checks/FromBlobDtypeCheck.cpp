@@ -32,7 +32,22 @@ struct Memory {
   QualType Element;                  ///< the element type, as spelled
   llvm::StringRef Dtype;             ///< its ScalarType enumerator ("Double")
   const ValueDecl *Holder = nullptr; ///< the variable the pointer comes from
+  /// The pointer is a class's type-erased buffer: a data member (`cv::Mat::data`,
+  /// `uchar *` whatever the matrix holds) or the result of a method of a class
+  /// outside the standard library (`QImage::bits()`).
+  bool Erased = false;
 };
+
+bool isTypeErasedBuffer(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return isa<FieldDecl>(ME->getMemberDecl());
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXRecordDecl *RD = MC->getRecordDecl();
+    return RD && !RD->isInStdNamespace();
+  }
+  return false;
+}
 
 /// The dtype a from_blob call's options give.
 struct Dtype {
@@ -87,7 +102,7 @@ std::optional<Memory> memoryOf(const Expr *Data, const ASTContext &Ctx) {
   llvm::StringRef Name = scalarTypeOfElement(Element, Ctx);
   if (Name.empty())
     return std::nullopt;
-  return Memory{displayType(Element), Name, holderOf(E)};
+  return Memory{displayType(Element), Name, holderOf(E), isTypeErasedBuffer(E)};
 }
 
 const Expr *skipTemporaries(const Expr *E) {
@@ -221,11 +236,12 @@ bool mentionsSizeof(const Expr *E) {
 }
 
 /// A reading of the memory that is deliberate: a buffer of bytes (unsigned
-/// char, uint8_t) given an explicit dtype, or with sizes computed with
-/// sizeof; bool memory read as bytes (the same values).
+/// char, uint8_t) given an explicit dtype, with sizes computed with sizeof,
+/// or that is a class's type-erased buffer (cv::Mat::data of a CV_32F matrix);
+/// bool memory read as bytes (the same values).
 bool isDeliberate(const Memory &M, const Dtype &D, const CallExpr *Call) {
   if (M.Dtype == "Byte")
-    return D.From == Dtype::Explicit || mentionsSizeof(Call->getArg(1));
+    return D.From == Dtype::Explicit || M.Erased || mentionsSizeof(Call->getArg(1));
   return M.Dtype == "Bool" && D.From == Dtype::Explicit && D.Name == "Byte";
 }
 

@@ -153,9 +153,15 @@ struct Mat { // cv::Mat: `uchar *data`
   int rows, cols;
 };
 
-torch::Tensor raw_bytes_reinterpreted(const Mat &m, std::vector<uint8_t> &file, bool *mask) {
-  // An explicit dtype over bytes, or sizes counted with sizeof: deliberate.
+struct QImage {
+  unsigned char *bits();
+};
+
+torch::Tensor raw_bytes_reinterpreted(const Mat &m, std::vector<uint8_t> &file, bool *mask, QImage &q) {
+  // An explicit dtype over bytes, sizes counted with sizeof, or a class's
+  // type-erased buffer (cv::Mat::data after convertTo(CV_32F)): deliberate.
   return torch::from_blob(m.data, {m.rows, m.cols}, torch::kFloat) +
+         torch::from_blob(m.data, {m.rows, m.cols, 3}) + torch::from_blob(q.bits(), {4}) +
          torch::from_blob(file.data(), {(int64_t)(file.size() / sizeof(float))}) +
          torch::from_blob(reinterpret_cast<float *>(file.data()), {4}) +
          torch::from_blob(mask, {4}, torch::kByte);

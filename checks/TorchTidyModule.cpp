@@ -13,6 +13,7 @@
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
 #include "Fp16WithoutGradScalerCheck.h"
+#include "FromBlobDtypeCheck.h"
 #include "FromBlobLifetimeCheck.h"
 #include "GradModeNotRestoredCheck.h"
 #include "HistoryInContainerCheck.h"
@@ -43,6 +44,7 @@ public:
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
     registerCoreCheck<Fp16WithoutGradScalerCheck>(Factories, "torch-fp16-without-grad-scaler", Core);
+    registerCoreCheck<FromBlobDtypeCheck>(Factories, "torch-from-blob-dtype", Core);
     registerCoreCheck<FromBlobLifetimeCheck>(Factories, "torch-from-blob-lifetime", Core);
     registerCoreCheck<GradModeNotRestoredCheck>(Factories, "torch-grad-mode-not-restored", Core);
     registerCoreCheck<HistoryInContainerCheck>(Factories, "torch-history-in-container", Core);

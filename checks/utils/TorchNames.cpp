@@ -377,34 +377,139 @@ bool isNoGradientCall(const CallExpr *Call) {
   return llvm::is_contained(NoGradient, II->getName());
 }
 
-bool isIntegralScalarTypeExpr(const Expr *E) {
-  for (int Depth = 0; E && Depth < 4; ++Depth) {
+const EnumConstantDecl *scalarTypeConstant(const Expr *E, const DeclRefExpr **Spelled) {
+  if (Spelled)
+    *Spelled = nullptr;
+  // Bounded: LibTorch's constants are at most three aliases deep
+  // (kF64 -> kFloat64 -> kDouble -> ScalarType::Double).
+  for (int Depth = 0; E && Depth < 8; ++Depth) {
     E = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MT->getSubExpr();
+      continue;
+    }
+    if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BT->getSubExpr();
+      continue;
+    }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       if (Construct->getNumArgs() != 1)
-        return false;
+        return nullptr;
       E = Construct->getArg(0);
       continue;
     }
     const auto *DRE = dyn_cast<DeclRefExpr>(E);
     if (!DRE)
-      return false;
+      return nullptr;
+    if (Spelled && !*Spelled)
+      *Spelled = DRE;
     if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {
       const auto *Enum = dyn_cast<EnumDecl>(EC->getDeclContext());
-      if (!Enum || !Enum->getIdentifier() || Enum->getName() != "ScalarType" ||
-          !isInLibraryNamespace(Enum))
-        return false;
-      static constexpr llvm::StringLiteral Integral[] = {
-          "Byte", "Char", "Short", "Int", "Long", "Bool", "QInt8", "QUInt8", "QInt32",
-          "QUInt4x2", "QUInt2x4", "UInt16", "UInt32", "UInt64"};
-      return llvm::is_contained(Integral, EC->getName());
+      return Enum && isNamed(Enum, names::ScalarTypeEnum) ? EC : nullptr;
     }
     const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
     if (!VD || !VD->getType().isConstQualified() || !isInLibraryNamespace(VD))
-      return false;
+      return nullptr;
     E = VD->getInit();
   }
-  return false;
+  return nullptr;
+}
+
+namespace {
+/// The element types of AT_FORALL_SCALAR_TYPES_WITH_COMPLEX with their sizes.
+struct ScalarTypeInfo {
+  llvm::StringLiteral Name;
+  unsigned Size;
+};
+constexpr ScalarTypeInfo ScalarTypes[] = {
+    {"Byte", 1},  {"Char", 1},         {"Short", 2},         {"Int", 4},           {"Long", 8},
+    {"Half", 2},  {"Float", 4},        {"Double", 8},        {"ComplexHalf", 4},   {"ComplexFloat", 8},
+    {"ComplexDouble", 16}, {"Bool", 1}, {"BFloat16", 2}};
+} // namespace
+
+unsigned scalarTypeSize(llvm::StringRef Name) {
+  for (const ScalarTypeInfo &I : ScalarTypes)
+    if (I.Name == Name)
+      return I.Size;
+  return 0;
+}
+
+llvm::StringRef scalarTypeOfElement(QualType T, const ASTContext &Ctx) {
+  if (T.isNull() || T->isDependentType() || T->isIncompleteType())
+    return "";
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *BT = T->getAs<BuiltinType>()) {
+    switch (BT->getKind()) {
+    case BuiltinType::Bool:
+      return "Bool";
+    case BuiltinType::UChar:
+      return "Byte";
+    case BuiltinType::SChar:
+      return "Char";
+    case BuiltinType::Short:
+      return "Short";
+    case BuiltinType::Int:
+    case BuiltinType::Long:
+    case BuiltinType::LongLong:
+      // int64_t is long on LP64, long long elsewhere; long is 32-bit on LLP64.
+      switch (Ctx.getTypeSize(T)) {
+      case 32:
+        return "Int";
+      case 64:
+        return "Long";
+      default:
+        return "";
+      }
+    case BuiltinType::Float:
+      return "Float";
+    case BuiltinType::Double:
+      return "Double";
+    default:
+      return ""; // plain char, unsigned wider types, long double, __fp16...
+    }
+  }
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return "";
+  if (isNamed(RD, names::Half))
+    return "Half";
+  if (isNamed(RD, names::BFloat16))
+    return "BFloat16";
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  bool StdComplex = RD->isInStdNamespace() && RD->getIdentifier() && RD->getName() == "complex";
+  if (!Spec || !(StdComplex || isNamed(RD, names::Complex)) || Spec->getTemplateArgs().size() != 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return "";
+  llvm::StringRef Part = scalarTypeOfElement(Spec->getTemplateArgs()[0].getAsType(), Ctx);
+  if (Part == "Float")
+    return "ComplexFloat";
+  if (Part == "Double")
+    return "ComplexDouble";
+  if (Part == "Half" && !StdComplex)
+    return "ComplexHalf";
+  return "";
+}
+
+bool isTensorOptionsType(QualType T) {
+  const CXXRecordDecl *RD = classOf(T);
+  return RD && isNamed(RD, names::TensorOptions);
+}
+
+bool isScalarTypeType(QualType T) {
+  if (T.isNull())
+    return false;
+  const auto *ET = T.getNonReferenceType()->getAs<EnumType>();
+  return ET && isNamed(ET->getDecl(), names::ScalarTypeEnum);
+}
+
+bool isIntegralScalarTypeExpr(const Expr *E) {
+  const EnumConstantDecl *EC = E ? scalarTypeConstant(E) : nullptr;
+  if (!EC)
+    return false;
+  static constexpr llvm::StringLiteral Integral[] = {
+      "Byte", "Char", "Short", "Int", "Long", "Bool", "QInt8", "QUInt8", "QInt32",
+      "QUInt4x2", "QUInt2x4", "UInt16", "UInt32", "UInt64"};
+  return llvm::is_contained(Integral, EC->getName());
 }
 
 // ---- tensor members, containers ------------------------------------------

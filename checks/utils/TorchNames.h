@@ -56,8 +56,18 @@ inline constexpr llvm::StringLiteral DataLoaderOptions = "::torch::data::DataLoa
 /// The batch element a DataLoader yields (`torch::data::Example<Data, Target>`).
 inline constexpr llvm::StringLiteral DataExample = "::torch::data::Example";
 
+// Element types and tensor options (c10/core/ScalarType.h, c10/util/Half.h,
+// c10/util/BFloat16.h, c10/util/complex.h, c10/core/TensorOptions.h). at::Half,
+// at::BFloat16, at::ScalarType and at::TensorOptions are aliases of these.
+inline constexpr llvm::StringLiteral ScalarTypeEnum = "::c10::ScalarType";
+inline constexpr llvm::StringLiteral TensorOptions = "::c10::TensorOptions";
+inline constexpr llvm::StringLiteral Half = "::c10::Half";
+inline constexpr llvm::StringLiteral BFloat16 = "::c10::BFloat16";
+inline constexpr llvm::StringLiteral Complex = "::c10::complex";
+
 // Devices.
 inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
+inline constexpr llvm::StringLiteral DeviceClass = "::c10::Device";
 inline constexpr llvm::StringLiteral DeviceTypeEnum = "::c10::DeviceType";
 
 // The runtime companion's namespace (runtime/include/libtorch_tidy).
@@ -171,6 +181,29 @@ bool isLossFunctionCall(const CallExpr *Call);
 /// comparisons (eq, ne, lt, gt, le, ge and their operators), logical ops,
 /// isnan/isinf, the *_like factories, Tensor::grad(), Tensor::data() (graph-free).
 bool isNoGradientCall(const CallExpr *Call);
+/// The enumerator of c10::ScalarType that \p E names: an enumerator
+/// (`at::ScalarType::Double`), or one of LibTorch's own constants followed to
+/// its initializer (`torch::kDouble`, `torch::kFloat64`, `at::kF64`), through
+/// implicit conversions and one-argument constructions (`TensorOptions(kLong)`,
+/// `optional<ScalarType>`). Null when \p E is no such constant (a variable,
+/// a call, the user's own constant). \p Spelled, when given, receives the name
+/// as written in \p E (the first DeclRefExpr met).
+const EnumConstantDecl *scalarTypeConstant(const Expr *E, const DeclRefExpr **Spelled = nullptr);
+/// The ScalarType enumerator name ("Double", "Long", "ComplexFloat") of the
+/// tensor elements that C++ type \p T holds, as LibTorch maps them
+/// (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX: uint8_t Byte, int8_t Char, int16_t
+/// Short, int Int, int64_t Long, at::Half, float, double, c10::complex<...>,
+/// bool, at::BFloat16; std::complex<float/double> share c10::complex's layout);
+/// "" for a type without a dtype (a class, `long double`, an unsigned type
+/// wider than a byte, plain `char`, a dependent type).
+llvm::StringRef scalarTypeOfElement(QualType T, const ASTContext &Ctx);
+/// The size in bytes of an element of the ScalarType enumerator \p Name (one
+/// that scalarTypeOfElement returns), 0 when unknown.
+unsigned scalarTypeSize(llvm::StringRef Name);
+/// c10::TensorOptions (any spelling), by value or reference.
+bool isTensorOptionsType(QualType T);
+/// c10::ScalarType (any spelling).
+bool isScalarTypeType(QualType T);
 /// An expression naming an integral or bool ScalarType (torch::kLong,
 /// at::ScalarType::Bool, ...): tensors of those types never have gradients.
 bool isIntegralScalarTypeExpr(const Expr *E);

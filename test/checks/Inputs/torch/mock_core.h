@@ -22,7 +22,14 @@ public:
   ArrayRef(const T &);
 };
 using IntArrayRef = ArrayRef<int64_t>;
-enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+// c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS order)
+enum class ScalarType : int8_t {
+  Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf, ComplexFloat, ComplexDouble, Bool,
+  QInt8, QUInt8, QInt32, BFloat16, Undefined };
+// c10/util/Half.h, c10/util/BFloat16.h, c10/util/complex.h
+struct alignas(2) Half { unsigned short x; };
+struct alignas(2) BFloat16 { uint16_t x; };
+template <typename T> struct alignas(sizeof(T) * 2) complex { T real_, imag_; };
 enum class DeviceType : int8_t {
   CPU = 0, CUDA = 1, XLA = 9, XPU = 12, HPU = 15, IPU = 18, MTIA = 19, PrivateUse1 = 20 };
 constexpr DeviceType kCPU = DeviceType::CPU;
@@ -51,10 +58,25 @@ struct TensorOptions {
   TensorOptions(ScalarType);
   TensorOptions(Device);
   TensorOptions(DeviceType);
-  TensorOptions dtype(ScalarType) const;
+  TensorOptions dtype(c10::optional<ScalarType>) const;
+  template <typename T> TensorOptions &dtype();
   TensorOptions device(Device) const;
+  TensorOptions layout(int) const;
+  TensorOptions pinned_memory(bool = true) const;
   TensorOptions requires_grad(bool = true) const;
 };
+
+// c10/core/TensorOptions.h: the free functions that start an options chain
+inline TensorOptions dtype(ScalarType dtype) { return TensorOptions().dtype(dtype); }
+template <typename T> TensorOptions dtype();
+inline TensorOptions device(Device device) { return TensorOptions().device(device); }
+inline TensorOptions requires_grad(bool requires_grad = true) { return TensorOptions().requires_grad(requires_grad); }
+#define C10_DEFINE_CONSTANT(name) constexpr ScalarType k##name = ScalarType::name;
+C10_DEFINE_CONSTANT(Byte) C10_DEFINE_CONSTANT(Char) C10_DEFINE_CONSTANT(Short) C10_DEFINE_CONSTANT(Int)
+C10_DEFINE_CONSTANT(Long) C10_DEFINE_CONSTANT(Half) C10_DEFINE_CONSTANT(Float) C10_DEFINE_CONSTANT(Double)
+C10_DEFINE_CONSTANT(ComplexHalf) C10_DEFINE_CONSTANT(ComplexFloat) C10_DEFINE_CONSTANT(ComplexDouble)
+C10_DEFINE_CONSTANT(Bool) C10_DEFINE_CONSTANT(BFloat16)
+#undef C10_DEFINE_CONSTANT
 
 // c10/core/GradMode.h
 struct GradMode {
@@ -87,14 +109,9 @@ using c10::kXPU;
 using c10::Scalar;
 using c10::ScalarType;
 using c10::TensorOptions;
-constexpr ScalarType kFloat = ScalarType::Float;
-constexpr ScalarType kDouble = ScalarType::Double;
-constexpr ScalarType kLong = ScalarType::Long;
-constexpr ScalarType kInt = ScalarType::Int;
-constexpr ScalarType kBool = ScalarType::Bool;
-constexpr ScalarType kHalf = ScalarType::Half;
-constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
-constexpr ScalarType kByte = ScalarType::Byte;
+using namespace c10; // c10/macros/Macros.h: kFloat, kDouble..., dtype(), device()
+using c10::BFloat16;
+using c10::Half;
 
 // ATen/core/grad_mode.h
 using GradMode = c10::GradMode;
@@ -269,7 +286,15 @@ Tensor dropout(const Tensor &input, double p, bool train);
 
 namespace torch {
 using namespace at; // torch/types.h
-constexpr auto kFloat16 = at::kHalf;
+constexpr auto kFloat16 = at::kHalf; // torch/types.h
+constexpr auto kUInt8 = at::kByte;
+constexpr auto kInt8 = at::kChar;
+constexpr auto kInt16 = at::kShort;
+constexpr auto kInt32 = at::kInt;
+constexpr auto kInt64 = at::kLong;
+constexpr auto kFloat32 = at::kFloat;
+constexpr auto kFloat64 = at::kDouble;
+constexpr auto kF64 = kFloat64;
 Tensor zeros(c10::IntArrayRef size, TensorOptions options = {});
 Tensor ones(c10::IntArrayRef size, TensorOptions options = {});
 Tensor randn(c10::IntArrayRef size, TensorOptions options = {});

@@ -192,7 +192,10 @@ bool sharesStorage(const CXXMemberCallExpr *MC) {
         continue;
       if (const auto *ET = T->getAs<EnumType>(); ET && ET->getDecl()->getName() == "ScalarType")
         return false;
-      if (const auto *RD = T->getAsCXXRecordDecl(); RD && RD->getName() == "TensorOptions")
+      // Options built implicitly from a device (`.to(torch::kCPU)` calls
+      // `to(TensorOptions)` in LibTorch) carry that device only.
+      if (const auto *RD = T->getAsCXXRecordDecl();
+          RD && RD->getName() == "TensorOptions" && !toArgumentDevice(A))
         return false;
     }
     // .to(device): a copy unless the device is the CPU (where the memory

@@ -18,6 +18,7 @@
 #include "GradModeNotRestoredCheck.h"
 #include "HistoryInContainerCheck.h"
 #include "HookInLoopCheck.h"
+#include "HostTensorThenDeviceCheck.h"
 #include "LoadInLoopCheck.h"
 #include "MisplacedZeroGradCheck.h"
 #include "MissingEvalCheck.h"
@@ -49,6 +50,7 @@ public:
     registerCoreCheck<GradModeNotRestoredCheck>(Factories, "torch-grad-mode-not-restored", Core);
     registerCoreCheck<HistoryInContainerCheck>(Factories, "torch-history-in-container", Core);
     registerCoreCheck<HookInLoopCheck>(Factories, "torch-hook-in-loop", Core);
+    registerCoreCheck<HostTensorThenDeviceCheck>(Factories, "torch-host-tensor-then-device", Core);
     registerCoreCheck<LoadInLoopCheck>(Factories, "torch-load-in-loop", Core);
     registerCoreCheck<MisplacedZeroGradCheck>(Factories, "torch-misplaced-zero-grad", Core);
     registerCoreCheck<MissingEvalCheck>(Factories, "torch-missing-eval", Core);

@@ -278,6 +278,22 @@ bool isFromBlobCall(const CallExpr *Call) {
   return FD && (isNamed(FD, names::TorchFromBlob) || isNamed(FD, names::AtFromBlob));
 }
 
+std::optional<unsigned> sizedFactoryOptionsParam(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !llvm::is_contained(names::SizedFactories, FD->getName()))
+    return std::nullopt;
+  const DeclContext *DC = FD->getDeclContext();
+  while (DC && DC->isInlineNamespace())
+    DC = DC->getParent();
+  const auto *NS = dyn_cast_or_null<NamespaceDecl>(DC);
+  if (!NS || !(isNamed(NS, names::TorchNamespace) || isNamed(NS, names::AtNamespace)))
+    return std::nullopt;
+  for (unsigned I = 0, N = FD->getNumParams(); I < N; ++I)
+    if (isTensorOptionsType(FD->getParamDecl(I)->getType()))
+      return I;
+  return std::nullopt;
+}
+
 bool fromBlobHasDeleter(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   for (const ParmVarDecl *P : FD->parameters()) {
@@ -493,6 +509,40 @@ llvm::StringRef scalarTypeOfElement(QualType T, const ASTContext &Ctx) {
 bool isTensorOptionsType(QualType T) {
   const CXXRecordDecl *RD = classOf(T);
   return RD && isNamed(RD, names::TensorOptions);
+}
+
+bool isDeviceOrDeviceTypeType(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (const auto *ET = T->getAs<EnumType>())
+    return isNamed(ET->getDecl(), names::DeviceTypeEnum);
+  const CXXRecordDecl *RD = classOf(T);
+  return RD && isNamed(RD, names::DeviceClass);
+}
+
+const Expr *toArgumentDevice(const Expr *Arg) {
+  const Expr *E = Arg;
+  // Each step strips one implicit node or construction; real code has a few.
+  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = BT->getSubExpr();
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
+             CE && !isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() > 0 &&
+             (isTensorOptionsType(CE->getType()) || isDeviceOrDeviceTypeType(CE->getType()))) {
+      for (unsigned I = 1; I < CE->getNumArgs(); ++I)
+        if (!isa<CXXDefaultArgExpr>(CE->getArg(I)))
+          return nullptr;
+      Next = CE->getArg(0);
+    }
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  return E && isDeviceOrDeviceTypeType(E->getType()) ? E : nullptr;
 }
 
 bool isScalarTypeType(QualType T) {

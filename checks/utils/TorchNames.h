@@ -17,6 +17,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <optional>
 
 namespace clang::tidy::torch_check::names {
 
@@ -41,6 +42,16 @@ inline constexpr llvm::StringLiteral JitLoad = "::torch::jit::load";
 /// at::from_blob (ATen/Functions.h / ATen/ops/from_blob.h).
 inline constexpr llvm::StringLiteral TorchFromBlob = "::torch::from_blob";
 inline constexpr llvm::StringLiteral AtFromBlob = "::at::from_blob";
+/// The factories that make a tensor from sizes or a range and take its
+/// TensorOptions (`at::TensorOptions options = {}`, `= at::kLong` for randint
+/// and randperm) in torch/csrc/autograd/generated/variable_factories.h and
+/// ATen/Functions.h of LibTorch 1.13 .. 2.x, in namespaces torch and at. Not
+/// tensor() (host values), from_blob() (host memory), the *_like factories.
+inline constexpr llvm::StringLiteral SizedFactories[] = {
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
+    "arange", "linspace", "logspace", "eye", "normal"};
+inline constexpr llvm::StringLiteral TorchNamespace = "::torch";
+inline constexpr llvm::StringLiteral AtNamespace = "::at";
 /// torch::load(value, path) (torch/serialize.h).
 inline constexpr llvm::StringLiteral TorchLoad = "::torch::load";
 /// torch::serialize::InputArchive (load_from / load).
@@ -152,6 +163,9 @@ SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ct
 bool isJitLoadCall(const CallExpr *Call);
 /// torch::from_blob(...) / at::from_blob(...) (any overload).
 bool isFromBlobCall(const CallExpr *Call);
+/// The index of the TensorOptions parameter of \p Call when it calls one of
+/// LibTorch's SizedFactories (torch::zeros, at::randn, ...); none otherwise.
+std::optional<unsigned> sizedFactoryOptionsParam(const CallExpr *Call);
 /// The from_blob overloads that take a deleter (std::function<void(void*)>):
 /// the tensor then owns (or at least manages) the memory.
 bool fromBlobHasDeleter(const CallExpr *Call);
@@ -202,6 +216,15 @@ llvm::StringRef scalarTypeOfElement(QualType T, const ASTContext &Ctx);
 unsigned scalarTypeSize(llvm::StringRef Name);
 /// c10::TensorOptions (any spelling), by value or reference.
 bool isTensorOptionsType(QualType T);
+/// c10::Device or c10::DeviceType (any spelling), by value or reference.
+bool isDeviceOrDeviceTypeType(QualType T);
+/// The device that the first argument \p Arg of `Tensor::to` names, as
+/// written: a Device or DeviceType expression, seen through the implicit
+/// conversions to TensorOptions (LibTorch's `to(TensorOptions, ...)` is what
+/// `.to(device)` and `.to(torch::kCUDA)` call) and copies, not through a
+/// conversion the user wrote (`torch::TensorOptions(device)`). Null for a
+/// dtype, a tensor, an options object.
+const Expr *toArgumentDevice(const Expr *Arg);
 /// c10::ScalarType (any spelling).
 bool isScalarTypeType(QualType T);
 /// An expression naming an integral or bool ScalarType (torch::kLong,

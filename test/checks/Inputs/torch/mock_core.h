@@ -231,10 +231,12 @@ public:
   Tensor gt(const Tensor &other) const;
   Tensor le(const Tensor &other) const;
   Tensor ge(const Tensor &other) const;
+  // ATen/core/TensorBody.h: a device (or device type) reaches to() through
+  // TensorOptions' implicit construction from it.
+  Tensor to(TensorOptions options = {}, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(TensorOptions options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor &other, bool non_blocking = false, bool copy = false) const;
   Tensor toType(ScalarType t) const;
   Tensor cpu() const;
   Tensor cuda() const;
@@ -275,6 +277,9 @@ Tensor softmax(const Tensor &self, int64_t dim);
 Tensor log_softmax(const Tensor &self, int64_t dim);
 Tensor matmul(const Tensor &a, const Tensor &b);
 Tensor stack(TensorList tensors, int64_t dim = 0);
+// ATen/ops/zeros.h, ATen/ops/randn.h (ATen/Functions.h)
+Tensor zeros(IntArrayRef size, TensorOptions options = {});
+Tensor randn(IntArrayRef size, TensorOptions options = {});
 // ATen/ops/from_blob.h
 Tensor from_blob(void *data, IntArrayRef sizes, const TensorOptions &options = TensorOptions());
 Tensor cat(TensorList tensors, int64_t dim = 0);
@@ -299,7 +304,16 @@ Tensor zeros(c10::IntArrayRef size, TensorOptions options = {});
 Tensor ones(c10::IntArrayRef size, TensorOptions options = {});
 Tensor randn(c10::IntArrayRef size, TensorOptions options = {});
 Tensor rand(c10::IntArrayRef size, TensorOptions options = {});
-Tensor randint(int64_t high, c10::IntArrayRef size, TensorOptions options = {});
+Tensor randint(int64_t high, c10::IntArrayRef size, TensorOptions options = at::kLong);
+Tensor randint(int64_t low, int64_t high, c10::IntArrayRef size, TensorOptions options = at::kLong);
+Tensor randperm(int64_t n, TensorOptions options = at::kLong);
+Tensor full(c10::IntArrayRef size, const Scalar &fill_value, TensorOptions options = {});
+Tensor arange(const Scalar &end, TensorOptions options = {});
+Tensor arange(const Scalar &start, const Scalar &end, TensorOptions options = {});
+Tensor linspace(const Scalar &start, const Scalar &end, int64_t steps, TensorOptions options = {});
+Tensor logspace(const Scalar &start, const Scalar &end, int64_t steps, double base = 10.0,
+                TensorOptions options = {});
+Tensor eye(int64_t n, TensorOptions options = {});
 Tensor empty(c10::IntArrayRef size, TensorOptions options = {});
 Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
 Tensor tensor(double value, TensorOptions options = {});

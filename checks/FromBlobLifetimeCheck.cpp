@@ -187,15 +187,13 @@ bool sharesStorage(const CXXMemberCallExpr *MC) {
   if (N == "to") {
     // A dtype (or options that may carry one) converts with a copy: silent.
     for (const Expr *A : MC->arguments()) {
-      QualType T = A->getType().getNonReferenceType().getUnqualifiedType();
       if (isa<CXXDefaultArgExpr>(A))
         continue;
-      if (const auto *ET = T->getAs<EnumType>(); ET && ET->getDecl()->getName() == "ScalarType")
+      if (isScalarTypeType(A->getType()))
         return false;
       // Options built implicitly from a device (`.to(torch::kCPU)` calls
       // `to(TensorOptions)` in LibTorch) carry that device only.
-      if (const auto *RD = T->getAsCXXRecordDecl();
-          RD && RD->getName() == "TensorOptions" && !toArgumentDevice(A))
+      if (isTensorOptionsType(A->getType()) && !toArgumentDevice(A))
         return false;
     }
     // .to(device): a copy unless the device is the CPU (where the memory

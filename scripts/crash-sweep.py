@@ -356,17 +356,12 @@ def torch_flags(build):
     return shlex.split(m.group(1))
 
 
-def count_user_lines(unit_without_torch, flags, inc_root):
-    """Lines of the package files the unit includes (clang -M, without LibTorch)."""
+def user_files(unit_without_torch, flags, inc_root):
+    """The package files the unit includes (clang -M, without LibTorch)."""
     out = subprocess.run([f"/usr/lib/llvm-{LLVM_V}/bin/clang++", "-M", "-MG", *flags, unit_without_torch],
                          capture_output=True, text=True)
     deps = set(re.findall(r"(\S+)", out.stdout.replace("\\\n", " ")))
-    files = {os.path.normpath(d) for d in deps if d.startswith(inc_root) and os.path.isfile(d)}
-    lines = 0
-    for f in files:
-        with open(f, "rb") as fh:
-            lines += fh.read().count(b"\n")
-    return files, lines
+    return {os.path.normpath(d) for d in deps if d.startswith(inc_root) and os.path.isfile(d)}
 
 
 def main():
@@ -440,9 +435,8 @@ def main():
             bare = os.path.join(src, f"unit{i:03d}.deps.cpp")
             with open(bare, "w") as f:
                 f.write(text)
-            files, _ = count_user_lines(bare, flags, inc + os.sep)
+            all_files |= user_files(bare, flags, inc + os.sep)
             os.remove(bare)
-            all_files |= files
             units.append((unit, group))
             # The package's flags after LibTorch's: its -std wins.
             entries.append({"directory": src, "file": unit, "arguments": ["c++", *tflags, *flags, "-c", unit]})

@@ -335,9 +335,6 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
   }
 }
 
-void AccumulatedHistoryCheck::onEndOfTranslationUnit() {
-  core().emitHistoryFindings();
-  finishTranslationUnit(/*Summarises=*/false);
-}
+void AccumulatedHistoryCheck::reportAtEndOfUnit() { core().emitHistoryFindings(); }
 
 } // namespace clang::tidy::torch_check

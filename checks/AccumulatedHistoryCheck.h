@@ -25,7 +25,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
 private:
   /// A data member accumulated in a method called from a loop.

@@ -22,8 +22,6 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  /// Asks nothing of the linked summaries: writes none.
-  void onEndOfTranslationUnit() override {}
 };
 
 } // namespace clang::tidy::torch_check

@@ -553,7 +553,7 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
   }
 }
 
-void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
+void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on (callers in other files: by the linked summaries);
   // one whose tensor a caller trains through (here, or in another file by
@@ -636,8 +636,6 @@ void EvalWithoutNoGradCheck::onEndOfTranslationUnit() {
   Unit = nullptr;
   Helpers.clear();
   DeclaredNames.clear();
-  // After the last question to the linked summaries (CoreCheck.h).
-  finishTranslationUnit(/*Summarises=*/true);
 }
 
 } // namespace clang::tidy::torch_check

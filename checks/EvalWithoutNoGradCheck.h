@@ -28,7 +28,7 @@ public:
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
   /// One finding waiting for the call sites of its function to be known.
   struct Finding {

@@ -329,13 +329,12 @@ void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stm
   }
 }
 
-void Fp16WithoutGradScalerCheck::onEndOfTranslationUnit() {
+void Fp16WithoutGradScalerCheck::reportAtEndOfUnit() {
   if (!OtherCudaDtypeSet)
     for (const DefaultDtypeFinding &F : DefaultDtypeFindings)
       reportDefaultDtype(F);
   DefaultDtypeFindings.clear();
   OtherCudaDtypeSet = false;
-  CoreCheck::onEndOfTranslationUnit();
 }
 
 void Fp16WithoutGradScalerCheck::reportDefaultDtype(const DefaultDtypeFinding &F) {

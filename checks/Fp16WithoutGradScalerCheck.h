@@ -21,7 +21,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
 private:
   /// A finding whose only evidence is CUDA's default dtype: reported at the end

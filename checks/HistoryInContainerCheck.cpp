@@ -339,6 +339,6 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   return true;
 }
 
-void HistoryInContainerCheck::onEndOfTranslationUnit() { core().emitHistoryFindings(); }
+void HistoryInContainerCheck::reportAtEndOfUnit() { core().emitHistoryFindings(); }
 
 } // namespace clang::tidy::torch_check

@@ -25,7 +25,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
   /// `c.push_back(e)`, `c[k] = e`, ...: defined in the .cpp file.
   struct Insertion;

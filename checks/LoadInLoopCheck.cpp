@@ -283,7 +283,7 @@ void LoadInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
   }
 }
 
-void LoadInLoopCheck::onEndOfTranslationUnit() {
+void LoadInLoopCheck::reportAtEndOfUnit() {
   if (!HelperLoads.empty())
     for (const FunctionDecl *FD : Deferred)
       collect(FD);

@@ -25,7 +25,7 @@ public:
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
 private:
   /// Adds the calls of \p FD's body that run only under a condition to

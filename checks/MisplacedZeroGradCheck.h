@@ -27,10 +27,7 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override {
-    Reported.clear();
-    CoreCheck::onEndOfTranslationUnit();
-  }
+  void reportAtEndOfUnit() override { Reported.clear(); }
 
 private:
   /// How many levels of helper calls the training-loop analysis follows.

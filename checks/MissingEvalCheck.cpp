@@ -357,7 +357,7 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
   }
 }
 
-void MissingEvalCheck::onEndOfTranslationUnit() {
+void MissingEvalCheck::reportAtEndOfUnit() {
   for (const Finding &F : Findings) {
     if (isa<FieldDecl>(F.Object) && EvaluatedMembers.contains(F.Object))
       continue;

@@ -26,7 +26,7 @@ public:
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
-  void onEndOfTranslationUnit() override;
+  void reportAtEndOfUnit() override;
 
 private:
   struct Finding {

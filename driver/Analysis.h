@@ -142,8 +142,8 @@ void filterByBaseline(FindingsModel &Model, const llvm::StringSet<> *Accepted, l
 /// Across translation units (docs/cross-function.md): the summaries pass.
 /// The stages above over the whole compile database (the PATHs of \p Opt
 /// narrow it; --diff and shards do not: every file's summaries count),
-/// with only torch-eval-without-no-grad, each unit writing its function
-/// summaries; the results cache keeps them, so a warm pass parses nothing.
+/// with the torch- checks (their findings dropped), each unit writing its
+/// function summaries; the results cache keeps them, so a warm pass parses nothing.
 /// They are linked by USR (SummaryModel.h: a function defined in several
 /// units merges, whatever the order).
 struct SummariesPass {
@@ -164,7 +164,7 @@ llvm::Error checkSummariesUsable(const TidyOptions &Tidy);
 /// it, so each unit's result holds its findings without linked summaries
 /// and its own summaries, with what its checks asked of linked ones. The
 /// units of the compile database outside the plan, and those that wrote no
-/// summaries (torch-eval-without-no-grad off there), get the summaries pass
+/// summaries (no torch- check enabled there), get the summaries pass
 /// (summarizeProject). The summaries are linked; a unit whose questions the
 /// linked summaries answer differently from none
 /// (SummaryDocument::changesAnalysisOf) is analysed again with them (cached

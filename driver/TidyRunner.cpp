@@ -404,7 +404,7 @@ TidyResult runClangTidy(const TidyOptions &Options, llvm::StringRef File,
     Result.Error = "does not compile";
   } else if (Options.WriteSummaries && Options.RequireSummaries && Result.Summaries.empty()) {
     Result.Failed = true;
-    Result.Error = "clang-tidy wrote no summaries (is torch-eval-without-no-grad enabled?)";
+    Result.Error = "clang-tidy wrote no summaries (no torch- check ran)";
   }
   return Result;
 }

@@ -628,14 +628,11 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
     Doc.CalledGuarded.erase(USR);
 }
 
-std::string AnalysisCore::endTranslationUnit(bool Summarises) {
+std::string AnalysisCore::endTranslationUnit() {
   if (OutputPath.empty())
     return {};
-  bool Built = !Stale && Current && Summaries;
-  if (!Built && !Summarises)
-    return {};
   // Every check ends its part of the unit here: write once per change.
-  auto State = std::make_tuple(Built, ReadsSummaries.size(), ReadsCallers.size());
+  auto State = std::make_tuple(!Stale && Current, ReadsSummaries.size(), ReadsCallers.size());
   if (Written == State)
     return {};
   Written = State;

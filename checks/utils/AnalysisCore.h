@@ -279,11 +279,10 @@ public:
   /// (SummaryDocument::ReadsSummaries, ReadsCallers). Each check calls it
   /// after its last question, and each call rewrites the file (atomically),
   /// so the last one holds every question whatever the order of the checks.
-  /// A document is complete when the summaries were built, or when the
-  /// check that builds them when asked to (\p Summarises) found nothing to
-  /// summarise; an incomplete one is not written (the driver then runs the
-  /// summaries pass on the unit). Returns the write error, or "".
-  std::string endTranslationUnit(bool Summarises);
+  /// The summaries are built here when no check asked for them: whichever
+  /// torch- checks are enabled, a unit asked to write its summaries writes
+  /// them whole. Returns the write error, or "".
+  std::string endTranslationUnit();
 
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);

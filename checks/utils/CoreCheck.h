@@ -34,10 +34,15 @@ public:
   }
   ~CoreCheck() override { Core->dispatch().withdraw(this); }
   void onStartOfTranslationUnit() override { Core->beginTranslationUnit(); }
-  /// Writes the translation unit's summaries when TorchSummariesOutput asks
-  /// for them; a check that overrides it calls it after its last question
-  /// to the linked summaries (AnalysisCore::endTranslationUnit).
-  void onEndOfTranslationUnit() override { finishTranslationUnit(/*Summarises=*/false); }
+  /// The check's findings that wait for the whole unit
+  /// (reportAtEndOfUnit), then the unit's summaries when TorchSummariesOutput
+  /// asks for them (AnalysisCore::endTranslationUnit), whichever checks run.
+  void onEndOfTranslationUnit() final {
+    reportAtEndOfUnit();
+    std::string Error = Core->endTranslationUnit();
+    if (!Error.empty())
+      configurationDiag("%0") << Error;
+  }
 
   /// The global options of the analysis across translation units: the
   /// linked summaries to read, the file to write this unit's summaries to.
@@ -63,14 +68,10 @@ public:
 
 protected:
   AnalysisCore &core() const { return *Core; }
-  /// AnalysisCore::endTranslationUnit: \p Summarises is true for the check
-  /// that builds the summaries when they are to be written
-  /// (torch-eval-without-no-grad).
-  void finishTranslationUnit(bool Summarises) {
-    std::string Error = Core->endTranslationUnit(Summarises);
-    if (!Error.empty())
-      configurationDiag("%0") << Error;
-  }
+  /// What the check reports once the whole translation unit was seen (its
+  /// last questions to the core and the linked summaries); it also resets
+  /// the check's per-unit state.
+  virtual void reportAtEndOfUnit() {}
 
 private:
   std::shared_ptr<AnalysisCore> Core;

@@ -316,7 +316,7 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   EXPECT_FALSE(Reader->Core.externalSummary(Reader->declared("score"))); // defined: no question
   EXPECT_FALSE(Reader->Core.resultReachesBackwardElsewhere(Report));
   Reader->Core.summaries(Reader->ctx());
-  EXPECT_EQ(Reader->Core.endTranslationUnit(/*Summarises=*/false), "");
+  EXPECT_EQ(Reader->Core.endTranslationUnit(), "");
   auto Unit = readSummaryFile(Out);
   llvm::sys::fs::remove(Out);
   ASSERT_TRUE(bool(Unit)) << llvm::toString(Unit.takeError());
@@ -347,19 +347,36 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
   Callers.ResultReachesBackward.insert(ReportUSR);
   EXPECT_TRUE(Callers.changesAnalysisOf(*Unit));
 
-  // Nothing summarised and not the summarising check: nothing written (the
-  // document would not be complete).
+  // A unit in which no check asked the core anything still writes its
+  // document (whichever checks run, the summaries are written).
   AnalysisCore Idle;
   llvm::SmallString<128> None;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-none", "json", None));
   llvm::sys::fs::remove(None);
   EXPECT_EQ(Idle.configure("", None), "");
   Idle.beginTranslationUnit();
-  EXPECT_EQ(Idle.endTranslationUnit(/*Summarises=*/false), "");
-  EXPECT_FALSE(llvm::sys::fs::exists(None));
-  EXPECT_EQ(Idle.endTranslationUnit(/*Summarises=*/true), "");
+  EXPECT_EQ(Idle.endTranslationUnit(), "");
   EXPECT_TRUE(llvm::sys::fs::exists(None));
   llvm::sys::fs::remove(None);
+
+  // The summaries are built at the end of the unit when no check asked for
+  // them: the same document as when one did.
+  auto Fresh = parse(std::string(Shared) + R"cpp(
+torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
+)cpp", "report.cpp");
+  llvm::SmallString<128> Built;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-built", "json", Built));
+  EXPECT_EQ(Fresh->Core.configure("", Built), "");
+  Fresh->Core.userFunctions(Fresh->ctx()); // the core's pass over the functions
+  EXPECT_EQ(Fresh->Core.endTranslationUnit(), "");
+  auto Whole = readSummaryFile(Built);
+  llvm::sys::fs::remove(Built);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+  SummaryDocument Asked = *Unit;
+  Asked.ReadsSummaries.clear();
+  Asked.ReadsCallers.clear();
+  EXPECT_FALSE(Whole->Functions.empty());
+  EXPECT_EQ(Whole->toText(), Asked.toText());
 }
 
 // The callers' side of the guard: each unit records, for the functions it
@@ -376,7 +393,7 @@ torch::Tensor evaluate_batch(Net &m, torch::Tensor x);
     EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-guards", "json", Out));
     EXPECT_EQ(U->Core.configure("", Out), "");
     U->Core.summaries(U->ctx());
-    EXPECT_EQ(U->Core.endTranslationUnit(/*Summarises=*/true), "");
+    EXPECT_EQ(U->Core.endTranslationUnit(), "");
     auto Doc = readSummaryFile(Out);
     llvm::sys::fs::remove(Out);
     EXPECT_TRUE(bool(Doc));
@@ -548,7 +565,7 @@ void fit(Net &m, torch::optim::SGD &opt, const std::vector<torch::Tensor> &data)
   EXPECT_EQ(Alone->Core.configure("", Out), "");
   Alone->Core.trainingLoops(Fit, Alone->ctx(), 3, /*Linked=*/true);
   Alone->Core.summaries(Alone->ctx());
-  EXPECT_EQ(Alone->Core.endTranslationUnit(/*Summarises=*/false), "");
+  EXPECT_EQ(Alone->Core.endTranslationUnit(), "");
   auto Unit = readSummaryFile(Out);
   llvm::sys::fs::remove(Out);
   ASSERT_TRUE(bool(Unit)) << llvm::toString(Unit.takeError());

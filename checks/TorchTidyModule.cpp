@@ -10,6 +10,7 @@
 #include "AutocastNotRestoredCheck.h"
 #include "CarriedHistoryCheck.h"
 #include "DataloaderDefaultsCheck.h"
+#include "ElementwiseAccessInLoopCheck.h"
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
 #include "Fp16WithoutGradScalerCheck.h"
@@ -42,6 +43,8 @@ public:
     registerCoreCheck<AutocastNotRestoredCheck>(Factories, "torch-autocast-not-restored", Core);
     registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
     registerCoreCheck<DataloaderDefaultsCheck>(Factories, "torch-dataloader-defaults", Core);
+    registerCoreCheck<ElementwiseAccessInLoopCheck>(Factories, "torch-elementwise-access-in-loop",
+                                                    Core);
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);
     registerCoreCheck<Fp16WithoutGradScalerCheck>(Factories, "torch-fp16-without-grad-scaler", Core);

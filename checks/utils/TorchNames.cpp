@@ -622,3 +622,99 @@ bool isCudaSynchronizeCall(const CallExpr *Call) {
 }
 
 } // namespace clang::tidy::torch_check
+
+namespace clang::tidy::torch_check {
+
+namespace {
+
+/// \p E without parentheses, implicit casts and temporaries (bounded).
+const Expr *skipTemporaries(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = BT->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+/// The integer indices of the braced list \p Arg of Tensor::index or
+/// index_put_ (`{i, j}` as an initializer_list or ArrayRef of TensorIndex);
+/// false when an element is not an integer (or the list is not braced).
+bool integerIndexList(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
+  const Expr *E = skipTemporaries(Arg);
+  for (unsigned Depth = 0; E && Depth < 8 && !isa<InitListExpr>(E); ++Depth) {
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E))
+      E = skipTemporaries(IL->getSubExpr());
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
+      E = skipTemporaries(CE->getArg(0));
+    else
+      return false;
+  }
+  const auto *List = dyn_cast_or_null<InitListExpr>(E);
+  if (!List || List->getNumInits() == 0)
+    return false;
+  llvm::SmallVector<const Expr *, 4> Found;
+  for (const Expr *Init : List->inits()) {
+    const auto *CE = dyn_cast<CXXConstructExpr>(skipTemporaries(Init));
+    if (!CE || CE->getNumArgs() != 1 || !isNamed(CE->getConstructor()->getParent(), names::TensorIndex))
+      return false;
+    QualType P = CE->getConstructor()->getParamDecl(0)->getType();
+    if (!P->isIntegerType() || P->isBooleanType())
+      return false;
+    Found.push_back(CE->getArg(0)->IgnoreImpCasts());
+  }
+  Out.append(Found.begin(), Found.end());
+  return true;
+}
+
+} // namespace
+
+const Expr *tensorIntegerIndexStep(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Indices) {
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (Op->getOperator() != OO_Subscript || Op->getNumArgs() != 2 || !MD ||
+        MD->getNumParams() != 1 || !isDerivedFromOrSame(MD->getParent(), names::Tensor))
+      return nullptr;
+    QualType P = MD->getParamDecl(0)->getType();
+    if (!P->isIntegerType() || P->isBooleanType())
+      return nullptr;
+    Indices.push_back(Op->getArg(1)->IgnoreImpCasts());
+    return Op->getArg(0);
+  }
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  if (!MC || tensorMethodName(MC) != "index" || MC->getNumArgs() != 1 ||
+      !integerIndexList(MC->getArg(0), Indices))
+    return nullptr;
+  return MC->getImplicitObjectArgument();
+}
+
+const Expr *tensorIndexPutScalar(const CXXMemberCallExpr *Call,
+                                 llvm::SmallVectorImpl<const Expr *> &Indices) {
+  if (!Call || tensorMethodName(Call) != "index_put_" || Call->getNumArgs() != 2)
+    return nullptr;
+  const CXXRecordDecl *Value = classOf(Call->getMethodDecl()->getParamDecl(1)->getType());
+  if (!Value || !isNamed(Value, names::ScalarClass))
+    return nullptr;
+  llvm::SmallVector<const Expr *, 4> Found;
+  if (!integerIndexList(Call->getArg(0), Found))
+    return nullptr;
+  Indices.append(Found.begin(), Found.end());
+  return scalarConversionSource(Call->getArg(1));
+}
+
+const Expr *scalarConversionSource(const Expr *E) {
+  const Expr *S = skipTemporaries(E);
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(S))
+    S = skipTemporaries(FC->getSubExpr());
+  const auto *CE = dyn_cast<CXXConstructExpr>(S);
+  if (CE && CE->getNumArgs() == 1 && isNamed(CE->getConstructor()->getParent(), names::ScalarClass))
+    return CE->getArg(0)->IgnoreImpCasts();
+  return E;
+}
+
+} // namespace clang::tidy::torch_check

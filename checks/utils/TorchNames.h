@@ -16,6 +16,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
@@ -42,6 +43,10 @@ inline constexpr llvm::StringLiteral JitLoad = "::torch::jit::load";
 /// at::from_blob (ATen/Functions.h / ATen/ops/from_blob.h).
 inline constexpr llvm::StringLiteral TorchFromBlob = "::torch::from_blob";
 inline constexpr llvm::StringLiteral AtFromBlob = "::at::from_blob";
+/// at::indexing::TensorIndex (ATen/TensorIndexing.h): one index of
+/// Tensor::index / index_put_ (an integer, a Slice, None, Ellipsis, a bool,
+/// a tensor).
+inline constexpr llvm::StringLiteral TensorIndex = "::at::indexing::TensorIndex";
 /// The factories that make a tensor from sizes or a range and take its
 /// TensorOptions (`at::TensorOptions options = {}`, `= at::kLong` for randint
 /// and randperm) in torch/csrc/autograd/generated/variable_factories.h and
@@ -72,6 +77,8 @@ inline constexpr llvm::StringLiteral DataExample = "::torch::data::Example";
 // at::BFloat16, at::ScalarType and at::TensorOptions are aliases of these.
 inline constexpr llvm::StringLiteral ScalarTypeEnum = "::c10::ScalarType";
 inline constexpr llvm::StringLiteral TensorOptions = "::c10::TensorOptions";
+/// c10::Scalar (at::Scalar, torch::Scalar): a number handed to an operator.
+inline constexpr llvm::StringLiteral ScalarClass = "::c10::Scalar";
 inline constexpr llvm::StringLiteral Half = "::c10::Half";
 inline constexpr llvm::StringLiteral BFloat16 = "::c10::BFloat16";
 inline constexpr llvm::StringLiteral Complex = "::c10::complex";
@@ -230,6 +237,25 @@ bool isScalarTypeType(QualType T);
 /// An expression naming an integral or bool ScalarType (torch::kLong,
 /// at::ScalarType::Bool, ...): tensors of those types never have gradients.
 bool isIntegralScalarTypeExpr(const Expr *E);
+
+/// Element access (torch-elementwise-access-in-loop). When \p E is one step
+/// of indexing a tensor by integers, appends the integer indices of that step
+/// to \p Indices (in source order) and returns the tensor indexed: `t[i]`
+/// (Tensor::operator[] with an integer index, not a Scalar or a tensor),
+/// `t.index({i, j})` (every TensorIndex made from an integer: no Slice,
+/// None, Ellipsis, bool or tensor). Null, with \p Indices unchanged, for
+/// anything else. Parentheses and implicit nodes around \p E are not
+/// stripped.
+const Expr *tensorIntegerIndexStep(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Indices);
+/// `t.index_put_({i, j}, v)` with integer indices (as tensorIntegerIndexStep)
+/// and a Scalar value: appends the indices and returns the value as written
+/// (before its conversion to Scalar); null otherwise.
+const Expr *tensorIndexPutScalar(const CXXMemberCallExpr *Call,
+                                 llvm::SmallVectorImpl<const Expr *> &Indices);
+/// The value \p E converts to c10::Scalar (an implicit or written-out
+/// construction of a Scalar from one argument), as written; \p E itself
+/// when it is no such conversion.
+const Expr *scalarConversionSource(const Expr *E);
 
 /// Strip parens, implicit casts, temporaries and the operator-> of a holder.
 const Expr *stripHolderArrow(const Expr *E);

@@ -8,12 +8,14 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace c10 {
 template <class T> using optional = std::optional<T>;
 constexpr std::nullopt_t nullopt = std::nullopt;
+using nullopt_t = std::nullopt_t;
 template <class T> class ArrayRef {
 public:
   ArrayRef();
@@ -22,6 +24,18 @@ public:
   ArrayRef(const T &);
 };
 using IntArrayRef = ArrayRef<int64_t>;
+// c10/util/irange.h: `for (const auto i : c10::irange(n))`.
+template <typename I> struct integer_range {
+  struct iterator {
+    I operator*() const;
+    iterator &operator++();
+    bool operator!=(const iterator &) const;
+  };
+  iterator begin() const;
+  iterator end() const;
+};
+template <typename I> integer_range<I> irange(I end);
+template <typename I1, typename I2> integer_range<I2> irange(I1 begin, I2 end);
 // c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS order)
 enum class ScalarType : int8_t {
   Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf, ComplexFloat, ComplexDouble, Bool,
@@ -121,6 +135,43 @@ using NoGradGuard = c10::NoGradGuard;
 class Tensor;
 using TensorList = c10::ArrayRef<Tensor>;
 
+// ATen/core/TensorAccessor.h: element access without the dispatcher.
+template <typename T, size_t N> class TensorAccessor {
+public:
+  TensorAccessor<T, N - 1> operator[](int64_t i);
+  const TensorAccessor<T, N - 1> operator[](int64_t i) const;
+  int64_t size(int64_t i) const;
+};
+template <typename T> class TensorAccessor<T, 1> {
+public:
+  T &operator[](int64_t i);
+  const T &operator[](int64_t i) const;
+  int64_t size(int64_t i) const;
+};
+
+// ATen/TensorIndexing.h: the indices of Tensor::index / index_put_.
+namespace indexing {
+struct EllipsisIndexType {};
+constexpr EllipsisIndexType Ellipsis;
+constexpr c10::nullopt_t None = c10::nullopt;
+struct Slice {
+  Slice(c10::optional<int64_t> start = c10::nullopt, c10::optional<int64_t> stop = c10::nullopt,
+        c10::optional<int64_t> step = c10::nullopt);
+};
+class TensorIndex {
+public:
+  TensorIndex(c10::nullopt_t);
+  TensorIndex(EllipsisIndexType);
+  TensorIndex(const char *str);
+  TensorIndex(int64_t integer);
+  TensorIndex(int integer);
+  template <class T, class = typename std::enable_if<std::is_same<bool, T>::value>::type>
+  TensorIndex(T boolean);
+  TensorIndex(Slice slice);
+  TensorIndex(Tensor tensor);
+};
+} // namespace indexing
+
 class TensorBase {
 public:
   TensorBase();
@@ -134,6 +185,9 @@ public:
   ScalarType scalar_type() const;
   Device device() const;
   template <typename T> T *data_ptr() const;
+  bool is_contiguous() const;
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() const &;
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() && = delete;
   void reset();
 };
 
@@ -165,7 +219,15 @@ public:
   Tensor &set_requires_grad(bool requires_grad);
   using TensorBase::requires_grad;
 
+  Tensor operator[](Scalar index) const;
+  Tensor operator[](Tensor index) const;
   Tensor operator[](int64_t index) const;
+  Tensor index(c10::ArrayRef<at::indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<at::indexing::TensorIndex> indices) const;
+  Tensor &index_put_(c10::ArrayRef<at::indexing::TensorIndex> indices, const Tensor &rhs);
+  Tensor &index_put_(c10::ArrayRef<at::indexing::TensorIndex> indices, const Scalar &v);
+  Tensor &index_put_(std::initializer_list<at::indexing::TensorIndex> indices, const Tensor &rhs);
+  Tensor &index_put_(std::initializer_list<at::indexing::TensorIndex> indices, const Scalar &v);
   Tensor operator-() const;
   Tensor &operator+=(const Tensor &other);
   Tensor &operator+=(const Scalar &other);
@@ -261,6 +323,11 @@ Tensor operator/(const Tensor &a, const Scalar &b);
 Tensor operator==(const Tensor &a, const Tensor &b);
 Tensor operator<(const Tensor &a, const Tensor &b);
 Tensor operator>(const Tensor &a, const Tensor &b);
+// ATen/TensorOperators.h: comparisons with a scalar.
+Tensor operator==(const Tensor &a, const Scalar &b);
+Tensor operator!=(const Tensor &a, const Scalar &b);
+Tensor operator<(const Tensor &a, const Scalar &b);
+Tensor operator>(const Tensor &a, const Scalar &b);
 
 Tensor mse_loss(const Tensor &self, const Tensor &target, int64_t reduction = 1);
 Tensor l1_loss(const Tensor &self, const Tensor &target, int64_t reduction = 1);

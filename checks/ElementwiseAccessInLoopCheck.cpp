@@ -1,0 +1,587 @@
+//===--- ElementwiseAccessInLoopCheck.cpp - libtorch-tidy -----------------===//
+//
+// collect: the element accesses of each function: a chain of integer indexing
+// steps (`t[i]`, `t.index({i, j})`; TorchNames.h) on a named tensor, that
+// reaches one number: its `.item()` / `.item<T>()` (directly or through a
+// comparison or arithmetic with a number), the assignment of a number to it
+// (`=`, `+=`, ...), `t.index_put_({i, j}, v)` with a number, or as many
+// indices as the dimensions of a tensor the function made with a braced size
+// (`torch::zeros({h, w})`); a row (`x[i]` passed to an operation) is no
+// element access;
+// decide: the loops around the access from the innermost out, while the
+// tensor is the same on every iteration (declared before the loop, not
+// assigned in it) and the loop does no tensor work of its own (no forward
+// pass, no LibTorch operation other than element access, no call of the
+// user's that takes or returns a tensor); of those, the outermost whose
+// induction variable the indices use (directly or through a variable the
+// loop computes from it);
+// diagnose: once per loop and tensor, at the first access, a note at the
+// loop; a fix-it (the accessor declared before the loop, every access of the
+// loop rewritten) only when the tensor is a local made by a CPU factory with a
+// known dtype and a braced size, every use of it in the loop is a rewritable
+// access (all its dimensions indexed by a literal or a for loop's counter that
+// starts at a literal and only counts up; item<T> of exactly the element
+// type, or a number of that type assigned) or a size query.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementwiseAccessInLoopCheck.h"
+#include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
+#include "utils/CallFacts.h"
+#include "utils/ClangTidyCompat.h"
+#include "utils/LoopVariables.h"
+#include "utils/TorchMembers.h"
+#include "utils/TorchNames.h"
+#include "utils/Traversal.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace clang::tidy::torch_check {
+
+namespace {
+
+/// The bound of the loops below over chains of implicit nodes and indexing
+/// steps; a longer chain is left alone.
+constexpr unsigned MaxChain = 32;
+
+/// \p E without parentheses, implicit casts, temporaries and cleanups.
+const Expr *bare(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < MaxChain; ++Depth) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = BT->getSubExpr();
+    else if (const auto *FE = dyn_cast<FullExpr>(Next))
+      Next = FE->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+/// The parent of \p S above the implicit nodes and parentheses around it.
+const Stmt *semanticParent(const Stmt *S, const ParentMap &PM) {
+  const Stmt *P = PM.getParent(S);
+  for (unsigned Depth = 0; P && Depth < MaxChain; ++Depth) {
+    if (!isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, FullExpr>(P))
+      return P;
+    P = PM.getParent(P);
+  }
+  return P;
+}
+
+/// What uses the value of \p S: its semantic parent, or the member call
+/// when \p S is the object of a member (`t[i].item()`: the item call).
+const Stmt *userOf(const Stmt *S, const ParentMap &PM) {
+  const Stmt *P = semanticParent(S, PM);
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+    if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(PM.getParent(ME)); MC && MC->getCallee() == ME)
+      return MC;
+  return P;
+}
+
+/// One step of integer indexing: the tensor indexed, or null.
+const Expr *indexStep(const Expr *E) {
+  llvm::SmallVector<const Expr *, 4> Ignored;
+  return tensorIntegerIndexStep(E, Ignored);
+}
+
+/// A number (not a tensor) as written: the value converted to Scalar.
+bool isNumber(const Expr *E) {
+  const Expr *V = scalarConversionSource(E);
+  return V && V->getType()->isArithmeticType();
+}
+
+/// The element type spelled for a dtype enumerator name; "" when the fix-it
+/// does not handle it (Half, BFloat16, complex).
+llvm::StringRef elementSpelling(llvm::StringRef Dtype) {
+  return llvm::StringSwitch<llvm::StringRef>(Dtype)
+      .Case("Float", "float")
+      .Case("Double", "double")
+      .Case("Int", "int")
+      .Case("Long", "int64_t")
+      .Case("Short", "int16_t")
+      .Case("Char", "int8_t")
+      .Case("Byte", "uint8_t")
+      .Case("Bool", "bool")
+      .Default("");
+}
+
+/// The number of elements of the braced list \p E (`{h, w}` as an
+/// IntArrayRef), 0 when \p E is no braced list.
+unsigned bracedCount(const Expr *E) {
+  E = bare(E);
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    if (const auto *IL = dyn_cast<InitListExpr>(E))
+      return IL->getNumInits();
+    if (const auto *SI = dyn_cast<CXXStdInitializerListExpr>(E))
+      E = bare(SI->getSubExpr());
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
+      E = bare(CE->getArg(0));
+    else
+      return 0;
+  }
+  return 0;
+}
+
+/// What the function knows of a local tensor made by a sized factory and
+/// never assigned again: its rank (from a braced size), its dtype ("" when
+/// unknown) when it is on the CPU.
+struct KnownTensor {
+  unsigned Rank = 0;
+  llvm::StringRef Dtype;
+};
+
+/// The dtype that the options argument \p Arg of a factory gives, "" when
+/// unknown or when the options may name a device: a ScalarType constant, or
+/// the default `{}` (float) or `at::kLong` (randint).
+llvm::StringRef factoryDtype(const Expr *Arg) {
+  const Expr *E = Arg;
+  if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg)) {
+    E = Default->getExpr();
+    if (const auto *IL = dyn_cast<InitListExpr>(bare(E)); IL && IL->getNumInits() == 0)
+      return "Float";
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(E)); CE && CE->getNumArgs() == 0)
+      return "Float";
+  }
+  const EnumConstantDecl *EC = scalarTypeConstant(E);
+  return EC ? EC->getName() : "";
+}
+
+KnownTensor knownTensor(const ValueDecl *V, const Stmt *Body) {
+  const auto *VD = dyn_cast_or_null<VarDecl>(V);
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || VD->getType()->isReferenceType() ||
+      !VD->getInit() || isAssignedWithin(VD, Body))
+    return {};
+  const Expr *Init = bare(VD->getInit());
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init); CE && CE->getNumArgs() == 1)
+    Init = bare(CE->getArg(0));
+  const auto *Call = dyn_cast<CallExpr>(Init);
+  std::optional<unsigned> Options = sizedFactoryOptionsParam(Call);
+  if (!Options || *Options >= Call->getNumArgs())
+    return {};
+  KnownTensor K;
+  for (unsigned I = 0; I < *Options && !K.Rank; ++I)
+    K.Rank = bracedCount(Call->getArg(I));
+  K.Dtype = factoryDtype(Call->getArg(*Options));
+  return K;
+}
+
+} // namespace
+
+/// One access of a tensor's element.
+struct ElementwiseAccessInLoopCheck::Access {
+  const Expr *Root = nullptr;              ///< the outermost indexing step
+  const ValueDecl *Tensor = nullptr;       ///< the tensor indexed
+  const Expr *Base = nullptr;              ///< its name, as written
+  llvm::SmallVector<const Expr *, 4> Indices; ///< in source order
+  const CXXMemberCallExpr *Item = nullptr; ///< `.item<T>()` on Root itself
+  const Expr *Written = nullptr;           ///< the number assigned to Root (`=`, `+=`...)
+  bool IndexPut = false;                   ///< t.index_put_({...}, v)
+};
+
+/// The accesses of one tensor in one loop.
+struct ElementwiseAccessInLoopCheck::Finding {
+  const Stmt *Loop = nullptr;
+  const ValueDecl *Tensor = nullptr;
+  llvm::SmallVector<Access, 4> Accesses;
+};
+
+namespace {
+
+/// Parses the chain of indexing steps ending at \p Root into \p A (base and
+/// indices); false when the base names no tensor variable.
+bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
+  llvm::SmallVector<llvm::SmallVector<const Expr *, 2>, 4> Steps;
+  const Expr *E = Root;
+  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
+    llvm::SmallVector<const Expr *, 2> Step;
+    const Expr *Next = tensorIntegerIndexStep(E, Step);
+    if (!Next)
+      break;
+    Steps.push_back(std::move(Step));
+    E = bare(Next);
+  }
+  if (Steps.empty() || indexStep(E) || !isTensorType(E->getType()))
+    return false;
+  A.Root = Root;
+  A.Base = E;
+  A.Tensor = namedVariable(E);
+  for (auto It = Steps.rbegin(); It != Steps.rend(); ++It)
+    A.Indices.append(It->begin(), It->end());
+  return A.Tensor != nullptr;
+}
+
+/// How the chain \p Root is used: true when it reaches one number (item, a
+/// number assigned (not to a row of a tensor of known rank), a comparison or arithmetic with a number then item, or
+/// all \p Rank dimensions indexed), recording an item or a write in \p A.
+bool reachesElement(ElementwiseAccessInLoopCheck::Access &A, unsigned Rank, const ParentMap &PM) {
+  // Fewer indices than dimensions: a row (`m[i] = 0` fills one).
+  if (Rank != 0 && A.Indices.size() < Rank)
+    return false;
+  const Stmt *P = userOf(A.Root, PM);
+  if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
+      MC && tensorMethodName(MC) == "item" && bare(MC->getImplicitObjectArgument()) == A.Root) {
+    A.Item = MC;
+    return true;
+  }
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P); Op && Op->getNumArgs() == 2) {
+    const Expr *Other = bare(Op->getArg(0)) == A.Root ? Op->getArg(1) : Op->getArg(0);
+    if (Op->isAssignmentOp() && bare(Op->getArg(0)) == A.Root && isNumber(Other)) {
+      A.Written = scalarConversionSource(Other);
+      return true;
+    }
+    const auto *Item = dyn_cast_or_null<CXXMemberCallExpr>(userOf(Op, PM));
+    if (!Op->isAssignmentOp() && isNumber(Other) && Item && tensorMethodName(Item) == "item")
+      return true;
+  }
+  return Rank != 0 && A.Indices.size() == Rank;
+}
+
+/// The integer variables that \p Loop counts with: those its increment
+/// changes (a for loop), its loop variable (a range-for over integers,
+/// `c10::irange`), those its condition reads and its body changes (while,
+/// do, a for loop without an increment).
+llvm::SmallVector<const VarDecl *, 2> inductionVariables(const Stmt *Loop) {
+  llvm::SmallVector<const VarDecl *, 2> Vars;
+  auto AddInteger = [&](const Expr *E) {
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getType().getNonReferenceType()->isIntegerType() && !llvm::is_contained(Vars, VD))
+        Vars.push_back(VD);
+  };
+  if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
+    if (RF->getLoopVariable()->getType().getNonReferenceType()->isIntegerType())
+      Vars.push_back(RF->getLoopVariable());
+    return Vars;
+  }
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (For && For->getInc()) {
+    forEachStmt(For->getInc(), [&](const Stmt *S) {
+      if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
+        AddInteger(UO->getSubExpr());
+      if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+        AddInteger(BO->getLHS());
+    });
+    return Vars;
+  }
+  const Expr *Cond = For ? For->getCond() : nullptr;
+  if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Cond = W->getCond();
+  if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Cond = D->getCond();
+  forEachStmt(Cond, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && isAssignedWithin(VD, loopBody(Loop)))
+        AddInteger(DRE);
+  });
+  return Vars;
+}
+
+/// True when an index of \p A reads one of \p Vars, or a variable declared
+/// in \p Loop whose initializer reads one (`int k = y * w + x; t[k]`).
+bool indicesUse(const ElementwiseAccessInLoopCheck::Access &A, llvm::ArrayRef<const VarDecl *> Vars,
+                const Stmt *Loop, const SourceManager &SM) {
+  auto ReadsVar = [&](const Stmt *Root) {
+    return anyStmt(Root, [&](const Stmt *S) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(S);
+      return DRE && llvm::is_contained(Vars, DRE->getDecl());
+    });
+  };
+  for (const Expr *Index : A.Indices)
+    if (ReadsVar(Index) || anyStmt(Index, [&](const Stmt *S) {
+          const auto *DRE = dyn_cast<DeclRefExpr>(S);
+          const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+          return VD && VD->getInit() && !outlivesIteration(VD, Loop, SM) && ReadsVar(VD->getInit());
+        }))
+      return true;
+  return false;
+}
+
+/// LibTorch calls that are part of element access (not tensor work).
+bool isElementOrQueryCall(const CallExpr *Call) {
+  if (isa<CXXOperatorCallExpr>(Call) || indexStep(Call))
+    return true;
+  llvm::StringRef Name = tensorMethodName(Call);
+  return llvm::is_contained({"item", "index_put_", "size", "sizes", "dim", "numel", "accessor",
+                             "data_ptr", "scalar_type", "is_contiguous", "defined", "device"},
+                            Name);
+}
+
+/// True when \p Loop does tensor work of its own on each iteration: a forward
+/// pass, a LibTorch call that makes or changes a tensor other than element
+/// access, or a call of the user's that takes or returns a tensor.
+bool doesTensorWork(const Stmt *Loop) {
+  return anyStmt(
+      Loop,
+      [](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+        if (!Call || isElementOrQueryCall(Call))
+          return false;
+        if (isForwardCall(Call))
+          return true;
+        if (!FD)
+          return mayHoldTensor(Call->getType());
+        bool TensorArg = llvm::any_of(Call->arguments(),
+                                      [](const Expr *Arg) { return isTensorType(Arg->getType()); });
+        if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+          TensorArg |= isTensorType(MC->getImplicitObjectArgument()->getType());
+        return (TensorArg || isTensorType(Call->getType())) &&
+               (isInLibraryNamespace(FD) || !FD->isInStdNamespace());
+      },
+      [](const Stmt *S) { return isa<LambdaExpr>(S); });
+}
+
+} // namespace
+
+void ElementwiseAccessInLoopCheck::onStartOfTranslationUnit() {
+  CoreCheck::onStartOfTranslationUnit();
+  Reported.clear();
+}
+
+namespace {
+
+/// The element accesses of \p Body (lambdas included: their loops are their
+/// own), in source order.
+llvm::SmallVector<ElementwiseAccessInLoopCheck::Access, 8>
+collectAccesses(const Stmt *Body, const ParentMap &PM) {
+  llvm::SmallVector<ElementwiseAccessInLoopCheck::Access, 8> Accesses;
+  llvm::DenseMap<const ValueDecl *, KnownTensor> Known;
+  forEachStmt(Body, [&](const Stmt *S) {
+    const auto *E = dyn_cast<Expr>(S);
+    ElementwiseAccessInLoopCheck::Access A;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+      llvm::SmallVector<const Expr *, 4> Indices;
+      const Expr *Value = tensorIndexPutScalar(MC, Indices);
+      const Expr *Base = bare(MC->getImplicitObjectArgument());
+      if (Value && Value->getType()->isArithmeticType() && isTensorType(Base->getType()) &&
+          (A.Tensor = namedVariable(Base))) {
+        A.Root = MC;
+        A.Base = Base;
+        A.Indices = std::move(Indices);
+        A.IndexPut = true;
+        Accesses.push_back(std::move(A));
+        return;
+      }
+    }
+    if (!E || !indexStep(E))
+      return;
+    // Not the outermost step: its parent indexes it further.
+    if (const auto *P = dyn_cast_or_null<Expr>(userOf(E, PM)); P && indexStep(P) && bare(indexStep(P)) == E)
+      return;
+    if (!parseChain(E, A))
+      return;
+    auto [It, New] = Known.try_emplace(A.Tensor);
+    if (New)
+      It->second = knownTensor(A.Tensor, Body);
+    if (reachesElement(A, It->second.Rank, PM))
+      Accesses.push_back(std::move(A));
+  });
+  return Accesses;
+}
+
+} // namespace
+
+void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body,
+                                                 ASTContext &Ctx) {
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.usesOperator(OO_Subscript) &&
+      !Facts.callsNamed([](llvm::StringRef N) { return N == "index" || N == "index_put_"; }))
+    return;
+  const ParentMap &PM = Facts.parents();
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::DenseMap<const Stmt *, llvm::SmallVector<const VarDecl *, 2>> Induction;
+  llvm::DenseMap<const Stmt *, bool> Work;
+  llvm::MapVector<std::pair<const Stmt *, const ValueDecl *>, Finding> Findings;
+  for (Access &A : collectAccesses(Body, PM)) {
+    const Stmt *CodeBody = enclosingCodeBody(A.Root, PM, Body);
+    const Stmt *Chosen = nullptr;
+    for (const Stmt *L = enclosingLoop(A.Root, PM, CodeBody); L; L = enclosingLoop(L, PM, CodeBody)) {
+      if (!outlivesIteration(A.Tensor, L, SM) || isAssignedWithin(A.Tensor, L))
+        break;
+      auto [W, NewW] = Work.try_emplace(L, false);
+      if (NewW)
+        W->second = doesTensorWork(L);
+      if (W->second)
+        break;
+      auto [I, NewI] = Induction.try_emplace(L);
+      if (NewI)
+        I->second = inductionVariables(L);
+      if (indicesUse(A, I->second, L, SM))
+        Chosen = L;
+    }
+    if (!Chosen)
+      continue;
+    Finding &F = Findings[{Chosen, A.Tensor}];
+    F.Loop = Chosen;
+    F.Tensor = A.Tensor;
+    F.Accesses.push_back(std::move(A));
+  }
+  NamesGiven.clear();
+  for (auto &[Key, F] : Findings)
+    if (Reported.insert(F.Accesses.front().Root->getExprLoc()).second)
+      diagnose(F, FD, Body, Ctx);
+}
+
+namespace {
+
+/// A for loop's counter that is never negative: declared in the init
+/// statement from an integer literal, changed by `++`/`+= literal` in the
+/// increment only.
+bool isCountingUpCounter(const VarDecl *V, const ParentMap &PM, const Stmt *From) {
+  for (const Stmt *L = enclosingLoop(From, PM); L; L = enclosingLoop(L, PM)) {
+    const auto *For = dyn_cast<ForStmt>(L);
+    const auto *Init = For ? dyn_cast_or_null<DeclStmt>(For->getInit()) : nullptr;
+    if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != V)
+      continue;
+    if (!V->getInit() || !isa<IntegerLiteral>(bare(V->getInit())) || isAssignedWithin(V, For->getBody()))
+      return false;
+    const auto *Inc = dyn_cast_or_null<Expr>(For->getInc());
+    Inc = Inc ? Inc->IgnoreParenImpCasts() : nullptr;
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Inc))
+      return UO->isIncrementOp();
+    const auto *BO = dyn_cast_or_null<CompoundAssignOperator>(Inc);
+    return BO && BO->getOpcode() == BO_AddAssign && isa<IntegerLiteral>(bare(BO->getRHS()));
+  }
+  return false;
+}
+
+/// An index the accessor reads as the tensor does: a literal, or a counter.
+bool isPlainIndex(const Expr *Index, const ParentMap &PM, const Stmt *Access) {
+  const Expr *E = Index->IgnoreParenImpCasts();
+  if (isa<IntegerLiteral>(E))
+    return true;
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return VD && isCountingUpCounter(VD, PM, Access);
+}
+
+/// The text of \p E's range in the main file, "" when in a macro.
+std::string textOf(const Expr *E, const SourceManager &SM, const LangOptions &LO) {
+  CharSourceRange R = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO);
+  return R.isValid() ? Lexer::getSourceText(R, SM, LO).str() : "";
+}
+
+/// True when \p Name is free in \p FD: no declaration or name of the body,
+/// no parameter, spells it.
+bool nameIsFree(llvm::StringRef Name, const FunctionDecl *FD, const Stmt *Body) {
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getName() == Name)
+      return false;
+  return !anyStmt(Body, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      return DRE->getDecl()->getDeclName().getAsString() == Name;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *ND = dyn_cast<NamedDecl>(D); ND && ND->getDeclName().getAsString() == Name)
+          return true;
+    return false;
+  });
+}
+
+/// True when the access \p A can read or write the accessor instead: every
+/// dimension indexed plainly, `.item<T>()` of the element type or a number
+/// of the element type (or a literal) assigned.
+bool accessRewrites(const ElementwiseAccessInLoopCheck::Access &A, const KnownTensor &K,
+                    const ParentMap &PM, const ASTContext &Ctx) {
+  if (A.IndexPut || A.Indices.size() != K.Rank ||
+      !llvm::all_of(A.Indices, [&](const Expr *I) { return isPlainIndex(I, PM, A.Root); }))
+    return false;
+  if (A.Item) {
+    const CXXMethodDecl *MD = A.Item->getMethodDecl();
+    const TemplateArgumentList *Args = MD ? MD->getTemplateSpecializationArgs() : nullptr;
+    return Args && Args->size() == 1 && Args->get(0).getKind() == TemplateArgument::Type &&
+           scalarTypeOfElement(Args->get(0).getAsType(), Ctx) == K.Dtype;
+  }
+  if (!A.Written)
+    return false;
+  if (isa<IntegerLiteral>(A.Written))
+    return true;
+  if (isa<FloatingLiteral>(A.Written))
+    return K.Dtype == "Float" || K.Dtype == "Double";
+  return scalarTypeOfElement(A.Written->getType(), Ctx) == K.Dtype;
+}
+
+/// True when every use of \p V in \p Loop is the base of one of \p Accesses
+/// or the object of a size query.
+bool onlyAccessedIn(const ValueDecl *V, const Stmt *Loop,
+                    llvm::ArrayRef<ElementwiseAccessInLoopCheck::Access> Accesses, const ParentMap &PM) {
+  return !anyStmt(Loop, [&](const Stmt *S) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(S);
+    if (!DRE || DRE->getDecl() != V)
+      return false;
+    if (llvm::any_of(Accesses, [&](const auto &A) { return A.Base == DRE; }))
+      return false;
+    const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(userOf(DRE, PM));
+    return !Call || !llvm::is_contained({"size", "sizes", "dim", "numel"}, tensorMethodName(Call));
+  });
+}
+
+} // namespace
+
+std::vector<FixItHint> ElementwiseAccessInLoopCheck::accessorFix(const Finding &F, const FunctionDecl *FD,
+                                                                 const Stmt *Body, ASTContext &Ctx) {
+  const ParentMap &PM = core().facts(FD, Ctx).parents();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = getLangOpts();
+  KnownTensor K = knownTensor(F.Tensor, Body);
+  llvm::StringRef Element = elementSpelling(K.Dtype);
+  // A name of its own per loop: `img_acc`, then `img_acc2` for the next loop
+  // of the function over img.
+  std::string Name = (F.Tensor->getName() + "_acc").str();
+  for (unsigned N = 2; llvm::is_contained(NamesGiven, Name); ++N)
+    Name = (F.Tensor->getName() + "_acc" + llvm::Twine(N)).str();
+  if (FD->isTemplated() || FD->isTemplateInstantiation() || !K.Rank || Element.empty() ||
+      !isa_and_nonnull<CompoundStmt>(PM.getParent(F.Loop)) || compat::beginLoc(F.Loop).isMacroID() ||
+      !onlyAccessedIn(F.Tensor, F.Loop, F.Accesses, PM) || !nameIsFree(Name, FD, Body))
+    return {};
+  std::vector<FixItHint> Fixes;
+  Fixes.push_back(FixItHint::CreateInsertion(
+      compat::beginLoc(F.Loop), "auto " + Name + " = " + F.Tensor->getName().str() + ".accessor<" +
+                                    Element.str() + ", " + std::to_string(K.Rank) + ">();\n" +
+                                    indentationAt(compat::beginLoc(F.Loop), SM)));
+  for (const Access &A : F.Accesses) {
+    if (!accessRewrites(A, K, PM, Ctx))
+      return {};
+    std::string Text = Name;
+    for (const Expr *Index : A.Indices) {
+      std::string I = textOf(Index, SM, LO);
+      if (I.empty())
+        return {};
+      Text += "[" + I + "]";
+    }
+    const Expr *Replaced = A.Item ? static_cast<const Expr *>(A.Item) : A.Root;
+    CharSourceRange R =
+        Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Replaced->getSourceRange()), SM, LO);
+    if (R.isInvalid() || Replaced->getBeginLoc().isMacroID() || Replaced->getEndLoc().isMacroID())
+      return {};
+    Fixes.push_back(FixItHint::CreateReplacement(R, Text));
+  }
+  NamesGiven.push_back(Name);
+  return Fixes;
+}
+
+void ElementwiseAccessInLoopCheck::diagnose(const Finding &F, const FunctionDecl *FD, const Stmt *Body,
+                                            ASTContext &Ctx) {
+  const Access &First = F.Accesses.front();
+  {
+    auto D = diag(compat::beginLoc(First.Root),
+                  "tensor '%0' is accessed element by element in a loop: each access is a "
+                  "dispatcher call that makes a tensor for one number; read and write the "
+                  "elements through an accessor ('%0.accessor<T, N>()', CPU) or the "
+                  "data_ptr<T>() of a contiguous tensor")
+             << F.Tensor->getName() << First.Root->getSourceRange();
+    for (const FixItHint &Fix : accessorFix(F, FD, Body, Ctx))
+      D << Fix;
+  }
+  diag(compat::beginLoc(F.Loop), "the loop is here", DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::torch_check

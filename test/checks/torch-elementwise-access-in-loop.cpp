@@ -1,0 +1,252 @@
+// RUN: %check_torch_tidy %s torch-elementwise-access-in-loop %t
+#include <torch/torch.h>
+#include <cstdint>
+#include <vector>
+
+// --- Positives ----------------------------------------------------------------
+
+// Reading detection boxes one number at a time: a tensor per number.
+struct Box { float x1, y1, x2, y2, score; };
+std::vector<Box> read_boxes(const torch::Tensor &dets) {
+  std::vector<Box> boxes;
+  for (int64_t i = 0; i < dets.size(0); ++i) {
+    boxes.push_back({dets[i][0].item<float>(), dets[i][1].item<float>(), dets[i][2].item<float>(),
+                     // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: tensor 'dets' is accessed element by element in a loop: each access is a dispatcher call that makes a tensor for one number; read and write the elements through an accessor ('dets.accessor<T, N>()', CPU) or the data_ptr<T>() of a contiguous tensor [torch-elementwise-access-in-loop]
+                     dets[i][3].item<float>(), dets[i][4].item<float>()});
+  }
+  // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the loop is here
+  return boxes;
+}
+
+// Post-processing an image pixel by pixel: one warning for the nested loops.
+float mean_of_image(const torch::Tensor &img, int64_t h, int64_t w) {
+  float sum = 0;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      sum += img[y][x].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: tensor 'img' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop is here
+  return sum / (h * w);
+}
+
+// A tensor the function makes, filled from a std::vector: fixed with an
+// accessor declared before the loop.
+torch::Tensor from_vector(const std::vector<float> &v) {
+  auto t = torch::zeros({(int64_t)v.size()});
+  for (size_t i = 0; i < v.size(); ++i) {
+    t[i] = v[i];
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 't' is accessed element by element in a loop
+  }
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop is here
+  return t;
+}
+// CHECK-FIXES: {{^}}  auto t_acc = t.accessor<float, 1>();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  for (size_t i = 0; i < v.size(); ++i) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}    t_acc[i] = v[i];{{$}}
+
+// Two dimensions, reads and writes of the same tensor: one warning, every
+// access rewritten.
+torch::Tensor threshold(int64_t h, int64_t w) {
+  torch::Tensor mask = torch::zeros({h, w}, torch::kFloat);
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) {
+      if (mask[y][x].item<float>() > 0.5f)
+        // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: tensor 'mask' is accessed element by element in a loop
+        mask[y][x] = 1.0f;
+      else
+        mask[y][x] = 0;
+    }
+  }
+  // CHECK-MESSAGES: :[[@LINE-9]]:3: note: the loop is here
+  return mask;
+}
+// CHECK-FIXES: {{^}}  auto mask_acc = mask.accessor<float, 2>();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  for (int64_t y = 0; y < h; ++y) {{{$}}
+// CHECK-FIXES: {{^}}      if (mask_acc[y][x] > 0.5f){{$}}
+// CHECK-FIXES: {{^}}        mask_acc[y][x] = 1.0f;{{$}}
+// CHECK-FIXES: {{^}}        mask_acc[y][x] = 0;{{$}}
+
+// index({i, j}) and index_put_({i, j}, v): warned, no fix-it for index_put_.
+void index_forms(torch::Tensor out, const torch::Tensor &in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float a = in.index({i, 0}).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: tensor 'in' is accessed element by element in a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+    out.index_put_({i, 1}, a * 2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'out' is accessed element by element in a loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
+  }
+}
+
+// A while loop with a counter; a comparison of an element with a number.
+int64_t count_positive(const torch::Tensor &scores, int64_t n) {
+  int64_t i = 0, count = 0;
+  while (i < n) {
+    if ((scores[i] > 0).item<bool>())
+      // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 'scores' is accessed element by element in a loop
+      ++count;
+    ++i;
+  }
+  // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
+  return count;
+}
+
+// c10::irange, and an index computed from the counters.
+void flat(const torch::Tensor &pixels, std::vector<float> &out, int64_t h, int64_t w) {
+  for (const auto y : c10::irange(h)) {
+    for (const auto x : c10::irange(w)) {
+      int64_t k = y * w + x;
+      out.push_back(pixels[k].item<float>());
+      // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor 'pixels' is accessed element by element in a loop
+    }
+  }
+  // CHECK-MESSAGES: :[[@LINE-7]]:3: note: the loop is here
+}
+
+// A data member; the outer loop runs a forward pass, the inner one reads the
+// output's numbers (the output is the same through the inner loop).
+struct Scorer {
+  torch::nn::Linear head{nullptr};
+  torch::Tensor table_;
+  void run(const torch::Tensor &batch, std::vector<float> &scores) {
+    for (int64_t b = 0; b < batch.size(0); ++b) {
+      torch::Tensor out = head->forward(batch[b]);
+      for (int64_t k = 0; k < out.size(0); ++k) {
+        scores.push_back(out[k].item<float>() * table_[k].item<float>());
+        // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: tensor 'out' is accessed element by element in a loop
+        // CHECK-MESSAGES: :[[@LINE-3]]:7: note: the loop is here
+        // CHECK-MESSAGES: :[[@LINE-3]]:49: warning: tensor 'table_' is accessed element by element in a loop
+        // CHECK-MESSAGES: :[[@LINE-5]]:7: note: the loop is here
+      }
+    }
+  }
+};
+
+// Dims known from the factory: an element used as a tensor still is one.
+float dot(int64_t n) {
+  auto a = torch::rand({n});
+  auto b = torch::rand({n});
+  torch::Tensor acc = torch::zeros({1});
+  for (int64_t i = 0; i < n; ++i)
+    acc += a[i] * b[i];
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: tensor 'a' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  // CHECK-MESSAGES: :[[@LINE-3]]:19: warning: tensor 'b' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the loop is here
+  return acc.item<float>();
+}
+
+// Warned, no fix-it: item<double> of a float tensor, item() without a type,
+// a parameter, an index that may be negative.
+void no_fix(int64_t n) {
+  auto t = torch::rand({n});
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i)
+    s += t[i].item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 't' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  auto u = torch::rand({n});
+  for (int64_t i = 1; i < n; ++i)
+    s += u[i - 1].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 'u' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  auto v = torch::rand({n}, torch::kDouble);
+  for (int64_t i = 0; i < n; ++i)
+    s += v[i].item().toDouble();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 'v' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  auto w = torch::rand({n});
+  for (int64_t i = 0; i < n; ++i)
+    s += w[i].item<float>() / w.numel();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 'w' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  auto p = torch::rand({n});
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = s + p[i].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'p' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+}
+// CHECK-FIXES: {{^}}    s += t[i].item<double>();{{$}}
+// CHECK-FIXES: {{^}}    s += u[i - 1].item<float>();{{$}}
+// CHECK-FIXES: {{^}}  auto w_acc = w.accessor<float, 1>();{{$}}
+// CHECK-FIXES: {{^}}    s += w_acc[i] / w.numel();{{$}}
+// CHECK-FIXES: {{^}}    p[i] = s + p[i].item<float>();{{$}}
+
+// --- Negatives ----------------------------------------------------------------
+
+// A single access outside a loop.
+float first(const torch::Tensor &t) { return t[0][0].item<float>(); }
+
+// Rows of a batch passed to a model: ordinary, not element-wise.
+torch::Tensor rows(torch::nn::Linear model, const torch::Tensor &x) {
+  torch::Tensor out = torch::zeros({x.size(0), 10});
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = model->forward(x[i]);
+  return out;
+}
+
+// An index that does not depend on the loop.
+float repeated(const torch::Tensor &t, int64_t k, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i)
+    s += t[k].item<float>() * i;
+  return s;
+}
+
+// The tensor changes on every iteration.
+float reassigned(torch::Tensor t, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) {
+    t = t * 2;
+    s += t[i].item<float>();
+  }
+  for (int i = 0; i < n; ++i) {
+    torch::Tensor row = torch::rand({4});
+    s += row[i % 4].item<float>();
+  }
+  return s;
+}
+
+// The loop does real tensor work per iteration.
+float work_per_iteration(torch::nn::Linear model, const torch::Tensor &x, const torch::Tensor &y) {
+  float s = 0;
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    auto p = torch::softmax(model->forward(x), 1);
+    s += y[i].item<float>();
+  }
+  for (int64_t i = 0; i < x.size(0); ++i)
+    s += x[i].sum().item<float>();
+  return s;
+}
+
+// A row of a 2-D tensor of known size filled: one operation per row.
+void fill_rows(int64_t n) {
+  auto m = torch::zeros({n, 128});
+  for (int64_t i = 0; i < n; ++i)
+    m[i] = 1.0;
+}
+
+// A row used as a tensor; a tensor index; slices.
+void row_ops(const torch::Tensor &x, const torch::Tensor &idx, std::vector<torch::Tensor> &parts) {
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    auto r = x[i];
+    auto s = x.index({i, torch::indexing::Slice()});
+    auto u = x[idx];
+  }
+}
+
+// Range-for over tensors, not indices.
+float over_tensors(const std::vector<torch::Tensor> &ts) {
+  float s = 0;
+  for (const auto &t : ts)
+    s += t[0].item<float>();
+  return s;
+}
+
+// In a lambda defined in a loop: the lambda's body is not the loop's.
+void in_lambda(const torch::Tensor &t, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto f = [&] { return t[0].item<float>(); };
+    (void)f;
+  }
+}

@@ -9,6 +9,7 @@
 #include "AccumulatedHistoryCheck.h"
 #include "AutocastNotRestoredCheck.h"
 #include "CarriedHistoryCheck.h"
+#include "CudaStreamNotRestoredCheck.h"
 #include "DataloaderDefaultsCheck.h"
 #include "EmptyCacheInLoopCheck.h"
 #include "EvalWithoutNoGradCheck.h"
@@ -41,6 +42,8 @@ public:
     registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
     registerCoreCheck<AutocastNotRestoredCheck>(Factories, "torch-autocast-not-restored", Core);
     registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
+    registerCoreCheck<CudaStreamNotRestoredCheck>(Factories, "torch-cuda-stream-not-restored",
+                                                  Core);
     registerCoreCheck<DataloaderDefaultsCheck>(Factories, "torch-dataloader-defaults", Core);
     registerCoreCheck<EmptyCacheInLoopCheck>(Factories, "torch-empty-cache-in-loop", Core);
     registerCoreCheck<EvalWithoutNoGradCheck>(Factories, "torch-eval-without-no-grad", Core);

@@ -18,7 +18,27 @@ namespace clang::tidy::torch_check {
 namespace {
 
 bool isCurrentStreamGetter(const CallExpr *Call) {
+  // `cudaStream_t saved = getCurrentCUDAStream();`: the raw handle, through
+  // CUDAStream's conversion operator.
+  if (const auto *Conversion = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+      Conversion && isa<CXXConversionDecl>(Conversion->getMethodDecl()))
+    Call = dyn_cast<CallExpr>(stripCopies(Conversion->getImplicitObjectArgument()));
   return classifyCudaStreamCall(Call) == CudaStreamCall::GetCurrent;
+}
+
+/// The saved value a stream argument hands back: \p Arg, or the handle that
+/// getStreamFromExternal(handle, device) wraps again (directly or through a
+/// variable whose only value it is).
+const Expr *savedValueOf(const Expr *Arg, const DefUse &Defs) {
+  const Expr *E = stripCopies(Arg);
+  if (const VarDecl *VD = DefUse::variableNamed(E); VD && Defs.sources(VD).size() == 1)
+    E = stripCopies(Defs.sources(VD).front());
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (classifyCudaStreamCall(Call) == CudaStreamCall::OtherApi && FD->getIdentifier() &&
+      FD->getName() == "getStreamFromExternal" && Call->getNumArgs() >= 1)
+    return Call->getArg(0);
+  return Arg;
 }
 
 /// True when the stream \p Getter read may be the one current before
@@ -43,8 +63,13 @@ ModeCall classifyStreamCall(const CallExpr *Call, const CallExpr *Enter,
   CudaStreamCall ValueKind = classifyCudaStreamCall(Value);
   if (ValueKind == CudaStreamCall::GetDefault || ValueKind == CudaStreamCall::GetCurrent)
     return ModeCall::Leaves;
-  for (const CallExpr *Getter :
-       savedStateGetters(Arg, Facts.body(), Facts.defUse(), isCurrentStreamGetter))
+  auto IsDefaultGetter = [](const CallExpr *Getter) {
+    return classifyCudaStreamCall(Getter) == CudaStreamCall::GetDefault;
+  };
+  if (!savedStateGetters(Arg, Facts.body(), Facts.defUse(), IsDefaultGetter).empty())
+    return ModeCall::Leaves;
+  for (const CallExpr *Getter : savedStateGetters(savedValueOf(Arg, Facts.defUse()), Facts.body(),
+                                                  Facts.defUse(), isCurrentStreamGetter))
     if (readBefore(Getter, Enter, Facts.order()))
       return ModeCall::Unknown;
   return ModeCall::Enters;

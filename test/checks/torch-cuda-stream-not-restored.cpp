@@ -296,3 +296,27 @@ private:
   c10::cuda::CUDAStream saved_ = c10::cuda::getCurrentCUDAStream();
   c10::cuda::CUDAStream side_ = c10::cuda::getStreamFromPool();
 };
+
+// The raw handle saved, wrapped again to switch back (a mixture-of-experts
+// kernel's pattern): a restore, though not one that an exception takes.
+void raw_handle_saved(torch::Tensor x, cudaStream_t peer) {
+  for (int i = 0; i < 2; ++i) {
+    cudaStream_t saved_stream = c10::cuda::getCurrentCUDAStream();
+    at::cuda::CUDAStream peer_stream = at::cuda::getStreamFromExternal(peer, x.device().index());
+    c10::cuda::setCurrentCUDAStream(peer_stream);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: CUDA stream made current here is switched back only when nothing throws
+    log_line("peer");
+    at::cuda::CUDAStream saved_cuda_stream =
+        at::cuda::getStreamFromExternal(saved_stream, x.device().index());
+    // CHECK-MESSAGES: :[[@LINE-1]]:55: note: this call may throw
+    c10::cuda::setCurrentCUDAStream(saved_cuda_stream);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: switched back here
+    // CHECK-MESSAGES: :[[@LINE-8]]:5: note: no fix-it: a guard also makes the stream's device current
+  }
+}
+
+void back_to_default_variable(torch::Tensor x) {
+  at::cuda::CUDAStream defaultStream = at::cuda::getDefaultCUDAStream();
+  at::cuda::setCurrentCUDAStream(defaultStream);
+  x.add_(1);
+}

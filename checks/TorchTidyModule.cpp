@@ -9,6 +9,7 @@
 #include "AccumulatedHistoryCheck.h"
 #include "AutocastNotRestoredCheck.h"
 #include "CarriedHistoryCheck.h"
+#include "CudaStreamNotRestoredCheck.h"
 #include "DataloaderDefaultsCheck.h"
 #include "ElementwiseAccessInLoopCheck.h"
 #include "EmptyCacheInLoopCheck.h"
@@ -42,6 +43,8 @@ public:
     registerCoreCheck<AccumulatedHistoryCheck>(Factories, "torch-accumulated-history", Core);
     registerCoreCheck<AutocastNotRestoredCheck>(Factories, "torch-autocast-not-restored", Core);
     registerCoreCheck<CarriedHistoryCheck>(Factories, "torch-carried-history", Core);
+    registerCoreCheck<CudaStreamNotRestoredCheck>(Factories, "torch-cuda-stream-not-restored",
+                                                  Core);
     registerCoreCheck<DataloaderDefaultsCheck>(Factories, "torch-dataloader-defaults", Core);
     registerCoreCheck<ElementwiseAccessInLoopCheck>(Factories, "torch-elementwise-access-in-loop",
                                                     Core);

@@ -17,7 +17,7 @@ namespace clang::tidy::torch_check {
 
 // ---- one helper per question ------------------------------------------------
 
-static const Expr *stripCopies(const Expr *E) {
+const Expr *stripCopies(const Expr *E) {
   while (E) {
     const Expr *Next = E->IgnoreParenImpCasts();
     if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))

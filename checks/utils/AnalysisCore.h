@@ -215,6 +215,10 @@ private:
   mutable std::unique_ptr<GradGuardCache> Guards;
 };
 
+/// \p E without parentheses, implicit casts, temporaries, copies and moves,
+/// functional casts, and `*`/`->` of pointers and smart pointers.
+const Expr *stripCopies(const Expr *E);
+
 /// The variable, parameter or data member (of `this`) \p E names, looking
 /// through parentheses, implicit casts, copies and `*`/`->` of pointers and
 /// smart pointers; null when \p E is not such a name.

@@ -3,7 +3,9 @@
 #include "ModeRestore.h"
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
+#include "AnalysisCore.h"
 #include "CallFacts.h"
+#include "DefUse.h"
 #include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -232,6 +234,80 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
   Fixes.push_back(FixItHint::CreateReplacement(
       CharSourceRange::getCharRange(compat::beginLoc(Scope.RestoreStmt), RestoreEnd), "}"));
   return Fixes;
+}
+
+llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const Stmt *Body,
+                                                         const DefUse &Defs,
+                                                         CallPredicate IsGetter) {
+  llvm::SmallVector<const CallExpr *, 2> Getters;
+  const ValueDecl *Saved = namedVariable(Arg);
+  // A name of the saved state itself: not `*p`, `p->x` or `v[i]`.
+  const auto *Named = dyn_cast_or_null<DeclRefExpr>(stripCopies(Arg));
+  const auto *Member = dyn_cast_or_null<MemberExpr>(stripCopies(Arg));
+  if (!Saved || (!Named && !(Member && isa<CXXThisExpr>(Member->getBase()->IgnoreImpCasts()))))
+    return Getters;
+  llvm::SmallVector<const Expr *, 2> Sources;
+  if (const auto *VD = dyn_cast<VarDecl>(Saved)) {
+    if (isa<ParmVarDecl>(VD) || Defs.isOtherwiseModified(VD))
+      return Getters;
+    llvm::append_range(Sources, Defs.sources(VD));
+  } else if (isa<FieldDecl>(Saved)) {
+    bool Other = false;
+    forEachStmt(Body, [&](const Stmt *S) {
+      const auto *Assign = dyn_cast<BinaryOperator>(S);
+      const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      const Expr *LHS = nullptr, *RHS = nullptr;
+      if (Assign && Assign->isAssignmentOp()) {
+        LHS = Assign->getLHS();
+        RHS = Assign->getOpcode() == BO_Assign ? Assign->getRHS() : nullptr;
+      } else if (Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+        LHS = Op->getArg(0);
+        RHS = Op->getOperator() == OO_Equal ? Op->getArg(1) : nullptr;
+      }
+      if (!LHS || namedVariable(LHS) != Saved)
+        return;
+      if (RHS)
+        Sources.push_back(RHS);
+      else
+        Other = true;
+    });
+    if (Other)
+      return Getters;
+  }
+  for (const Expr *Source : Sources) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(stripCopies(Source));
+    if (!Call || !IsGetter(Call))
+      return {};
+    Getters.push_back(Call);
+  }
+  return Getters;
+}
+
+const VarDecl *enclosingGuard(const Stmt *S, const ParentMap &PM, const Stmt *CodeBody,
+                              llvm::function_ref<bool(QualType)> IsGuard) {
+  const Stmt *Child = S;
+  for (const Stmt *P = PM.getParent(S); P && Child != CodeBody; Child = P, P = PM.getParent(P)) {
+    const auto *Block = dyn_cast<CompoundStmt>(P);
+    if (!Block)
+      continue;
+    for (const Stmt *Earlier : Block->body()) {
+      if (Earlier == Child)
+        break;
+      if (const auto *DS = dyn_cast<DeclStmt>(Earlier))
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D); VD && IsGuard(VD->getType()))
+            return VD;
+    }
+  }
+  return nullptr;
+}
+
+bool destructorSetsMode(const FunctionDecl *FD, ModeClassifier Classify) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  const CXXRecordDecl *RD = MD ? MD->getParent() : nullptr;
+  const CXXDestructorDecl *Dtor = RD && RD->hasDefinition() ? RD->getDestructor() : nullptr;
+  const FunctionDecl *Def = nullptr;
+  return Dtor && Dtor->hasBody(Def) && containsModeCall(Def->getBody(), Classify);
 }
 
 std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken) {

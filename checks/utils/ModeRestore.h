@@ -2,10 +2,20 @@
 //
 // Thread-local modes that code switches with setter calls and must switch
 // back on every path: autograd (GradMode::set_enabled(false) ...
-// set_enabled(true)) and autocast (at::autocast::set_enabled(true) ...
-// set_enabled(false)). The control-flow analysis that follows the paths from
-// the call that enters the mode, and the statement pair a RAII guard can
-// replace, are shared by the checks of those modes.
+// set_enabled(true)), autocast (at::autocast::set_enabled(true) ...
+// set_enabled(false)) and the current CUDA stream (setCurrentCUDAStream(s)
+// ... setCurrentCUDAStream(saved), where `saved` came from
+// getCurrentCUDAStream() before the switch). The control-flow analysis that
+// follows the paths from the call that enters the mode, and the statement
+// pair a RAII guard can replace, are shared by the checks of those modes.
+//
+// A mode whose setter takes a value rather than a constant (the stream) tells
+// an enter from a restore by where the value came from: a restore hands back
+// a saved state (savedStateGetters), read before the switch. Three places
+// restore a mode without a setter in the code body, and the checks ask about
+// them here: a guard of the mode already held in an enclosing block
+// (enclosingGuard), the destructor of the class whose member switches it (a
+// RAII helper: destructorSetsMode).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +27,14 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Analysis/CFG.h"
+#include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace clang::tidy::torch_check {
+
+class DefUse;
 
 /// What a call does to the mode a check follows.
 enum class ModeCall {
@@ -108,6 +121,25 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
                                                 llvm::StringRef GuardDecl,
                                                 const SourceManager &SM,
                                                 const LangOptions &LangOpts);
+
+/// The calls that \p Arg (a variable or a data member of `this`) got its
+/// value from, when every one is a call \p IsGetter accepts: for a local, its
+/// initialiser and the plain assignments to it (\p Defs); for a data member,
+/// the plain assignments to it in \p Body. Empty when \p Arg names neither,
+/// when it has no such source, or when a source is something else.
+llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const Stmt *Body,
+                                                         const DefUse &Defs,
+                                                         CallPredicate IsGetter);
+
+/// The variable of a guard (a type \p IsGuard accepts) declared by an earlier
+/// statement of a block that encloses \p S, up to \p CodeBody; null when none.
+const VarDecl *enclosingGuard(const Stmt *S, const ParentMap &PM, const Stmt *CodeBody,
+                              llvm::function_ref<bool(QualType)> IsGuard);
+
+/// True when \p FD is a member function (a constructor included) of a class
+/// whose destructor calls a setter of the mode: a RAII helper that switches
+/// the mode back when it dies.
+bool destructorSetsMode(const FunctionDecl *FD, ModeClassifier Classify);
 
 /// \p Base, or \p Base followed by '_'s, so that it is none of \p Taken.
 std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken);

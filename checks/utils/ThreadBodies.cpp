@@ -77,7 +77,7 @@ static bool isDeferredPolicy(const CallExpr *Call) {
   return E && E->getIdentifier() && E->getName() == "deferred";
 }
 
-const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
+const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM, bool OwnThreadOnly) {
   const LambdaExpr *L = nullptr;
   for (const Stmt *P = PM.getParent(S); P; P = PM.getParent(P))
     if ((L = dyn_cast<LambdaExpr>(P)))
@@ -97,7 +97,7 @@ const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P)) {
       const CXXMethodDecl *MD = MC->getMethodDecl();
       // pool.enqueue(lambda), pool->submit_task(lambda) on a thread pool.
-      if (MD && MD->getIdentifier() && isPoolSubmit(MD->getName()) &&
+      if (!OwnThreadOnly && MD && MD->getIdentifier() && isPoolSubmit(MD->getName()) &&
           (isThreadPoolClass(MD->getParent()) || isThreadPoolClass(classOf(MC->getImplicitObjectArgument()))))
         return L;
       // workers.emplace_back(lambda) on a container of threads.
@@ -116,14 +116,14 @@ const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM) {
     if (const auto *Call = dyn_cast<CallExpr>(P)) {
       const FunctionDecl *FD = Call->getDirectCallee();
       if (FD && FD->isInStdNamespace() && FD->getIdentifier()) {
-        if (FD->getName() == "async")
+        if (FD->getName() == "async" && !OwnThreadOnly)
           // std::launch::deferred runs the task on the thread that calls
           // get() or wait(): not another thread.
           return isDeferredPolicy(Call) ? nullptr : L;
         if (FD->getName() == "move")
           continue;
       }
-      if (FD && isAsioPostToPool(Call, FD))
+      if (!OwnThreadOnly && FD && isAsioPostToPool(Call, FD))
         return L;
     }
     return nullptr;

@@ -29,8 +29,12 @@ namespace clang::tidy::torch_check {
 /// The innermost lambda holding \p S when that lambda is the body of a thread
 /// (std::thread / std::jthread construction, std::async call, a task given to
 /// a thread pool); null when the
-/// innermost lambda is not one, or there is none.
-const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM);
+/// innermost lambda is not one, or there is none. With \p OwnThreadOnly, only
+/// a lambda that is the whole life of the thread running it: the body of a
+/// std::thread / std::jthread (constructed, or emplaced into a container of
+/// them), not a pool's task nor std::async's (a pool thread, on some standard
+/// libraries, runs other tasks after it).
+const LambdaExpr *threadBodyLambda(const Stmt *S, const ParentMap &PM, bool OwnThreadOnly = false);
 
 /// True when autograd is off where \p S runs, judged from the guards in the
 /// body of the thread lambda \p L alone (the spawning thread's do not count).

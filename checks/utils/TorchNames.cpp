@@ -5,6 +5,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace clang::tidy::torch_check {
@@ -335,6 +336,34 @@ bool isEmptyCacheCall(const CallExpr *Call) {
   if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
     DC = RD->getDeclContext();
   return isNamed(dyn_cast<NamespaceDecl>(DC), names::CUDACachingAllocatorNamespace);
+}
+
+CudaStreamCall classifyCudaStreamCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD)
+    return CudaStreamCall::None;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return isNamed(MD->getParent(), names::CUDAStreamClass) ||
+                   isNamed(MD->getParent(), names::StreamClass)
+               ? CudaStreamCall::OtherApi
+               : CudaStreamCall::None;
+  if (!isNamed(dyn_cast<NamespaceDecl>(FD->getDeclContext()), names::CudaNamespace))
+    return CudaStreamCall::None;
+  if (isNamed(FD, names::SetCurrentCUDAStream))
+    return CudaStreamCall::Set;
+  if (isNamed(FD, names::GetCurrentCUDAStream))
+    return CudaStreamCall::GetCurrent;
+  if (isNamed(FD, names::GetDefaultCUDAStream))
+    return CudaStreamCall::GetDefault;
+  if (isNamed(FD, names::GetStreamFromPool))
+    return CudaStreamCall::FromPool;
+  return CudaStreamCall::OtherApi;
+}
+
+bool isStreamGuardType(QualType T) {
+  const CXXRecordDecl *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
+  return RD && llvm::any_of(names::StreamGuards,
+                            [&](llvm::StringRef Name) { return isNamed(RD, Name); });
 }
 
 bool isMakeDataLoaderCall(const CallExpr *Call) {

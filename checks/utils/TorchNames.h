@@ -88,6 +88,23 @@ inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
 inline constexpr llvm::StringLiteral DeviceClass = "::c10::Device";
 inline constexpr llvm::StringLiteral DeviceTypeEnum = "::c10::DeviceType";
 
+// CUDA streams (c10/cuda/CUDAStream.h, c10/cuda/CUDAGuard.h, c10/core/StreamGuard.h
+// of LibTorch 1.13 .. 2.x). at::cuda::setCurrentCUDAStream and the rest are the
+// c10::cuda functions (`namespace at::cuda { using namespace c10::cuda; }`).
+inline constexpr llvm::StringLiteral CudaNamespace = "::c10::cuda";
+inline constexpr llvm::StringLiteral SetCurrentCUDAStream = "::c10::cuda::setCurrentCUDAStream";
+inline constexpr llvm::StringLiteral GetCurrentCUDAStream = "::c10::cuda::getCurrentCUDAStream";
+inline constexpr llvm::StringLiteral GetDefaultCUDAStream = "::c10::cuda::getDefaultCUDAStream";
+inline constexpr llvm::StringLiteral GetStreamFromPool = "::c10::cuda::getStreamFromPool";
+inline constexpr llvm::StringLiteral CUDAStreamClass = "::c10::cuda::CUDAStream";
+inline constexpr llvm::StringLiteral StreamClass = "::c10::Stream";
+/// The guards that restore the current stream when they go out of scope.
+inline constexpr llvm::StringLiteral StreamGuards[] = {
+    "::c10::cuda::CUDAStreamGuard", "::c10::cuda::OptionalCUDAStreamGuard",
+    "::c10::cuda::CUDAMultiStreamGuard", "::c10::StreamGuard", "::c10::OptionalStreamGuard"};
+inline constexpr llvm::StringLiteral CUDAStreamGuard = "::c10::cuda::CUDAStreamGuard";
+inline constexpr llvm::StringLiteral CUDAStreamGuardHeader = "<c10/cuda/CUDAGuard.h>";
+
 // The runtime companion's namespace (runtime/include/libtorch_tidy).
 inline constexpr llvm::StringLiteral RuntimeNamespace = "libtorch_tidy";
 
@@ -97,6 +114,7 @@ inline constexpr llvm::StringLiteral LibraryNamespaces[] = {"at", "c10", "torch"
 // Spellings offered in fix-its.
 inline constexpr llvm::StringLiteral NoGradGuardSpelling = "torch::NoGradGuard";
 inline constexpr llvm::StringLiteral InferenceModeSpelling = "c10::InferenceMode";
+inline constexpr llvm::StringLiteral CUDAStreamGuardSpelling = "c10::cuda::CUDAStreamGuard";
 
 } // namespace clang::tidy::torch_check::names
 
@@ -187,6 +205,20 @@ bool isRemoveHookCall(const CXXMemberCallExpr *Call);
 /// namespace alias), and emptyCache() called on the allocator object of that
 /// namespace (CUDACachingAllocator::get()->emptyCache()).
 bool isEmptyCacheCall(const CallExpr *Call);
+/// What a call of c10::cuda's stream functions (any of the c10::cuda and
+/// at::cuda spellings) is.
+enum class CudaStreamCall {
+  None,        ///< not one of them
+  Set,         ///< setCurrentCUDAStream(stream)
+  GetCurrent,  ///< getCurrentCUDAStream(device = -1)
+  GetDefault,  ///< getDefaultCUDAStream(device = -1)
+  FromPool,    ///< getStreamFromPool(priority, device = -1)
+  OtherApi,    ///< another function of c10::cuda, a member of CUDAStream or c10::Stream
+};
+CudaStreamCall classifyCudaStreamCall(const CallExpr *Call);
+/// One of the guards that restore the current stream at the end of their
+/// scope (names::StreamGuards), by value.
+bool isStreamGuardType(QualType T);
 /// torch::data::make_data_loader(...) (any overload).
 bool isMakeDataLoaderCall(const CallExpr *Call);
 

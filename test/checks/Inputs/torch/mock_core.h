@@ -51,6 +51,7 @@ constexpr DeviceType kCUDA = DeviceType::CUDA;
 constexpr DeviceType kXPU = DeviceType::XPU;
 struct Device {
   Device(DeviceType type, int8_t index = -1);
+  int8_t index() const noexcept;
   Device(const std::string &);
   bool is_cuda() const;
   bool is_cpu() const;

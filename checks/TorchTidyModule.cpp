@@ -28,6 +28,7 @@
 #include "SyncInLoopCheck.h"
 #include "UnneededRetainGraphCheck.h"
 #include "UnscaledAccumulatedLossCheck.h"
+#include "UnsynchronizedTimingCheck.h"
 
 #include "utils/ClangTidyCompat.h"
 #include "utils/CoreCheck.h"
@@ -61,6 +62,7 @@ public:
     registerCoreCheck<UnneededRetainGraphCheck>(Factories, "torch-unneeded-retain-graph", Core);
     registerCoreCheck<UnscaledAccumulatedLossCheck>(Factories, "torch-unscaled-accumulated-loss",
                                                     Core);
+    registerCoreCheck<UnsynchronizedTimingCheck>(Factories, "torch-unsynchronized-timing", Core);
   }
 };
 

@@ -9,9 +9,10 @@
 // user's functions whose summary synchronises) and its evidence of a CUDA
 // device (kCUDA, DeviceType::CUDA, a Device built from "cuda", `.cuda()`);
 // decide: some path runs work after the start reading and reaches the end
-// reading with no synchronisation (ExecutionOrder::reachesAvoiding), and
-// CUDA evidence may run before the end reading (evidence in one branch of a
-// conditional counts unless RuntimeDevice is false);
+// reading, no synchronisation may run between the two (a guarded one, `if
+// (device.is_cuda()) torch::cuda::synchronize();`, counts), and CUDA
+// evidence may run before the end reading (ExecutionOrder; evidence in one
+// branch of a conditional counts unless RuntimeDevice is false);
 // diagnose: the end reading, notes at the work and the evidence, and as a
 // fix-it a synchronisation inserted before the statement of the end reading
 // when that statement is a statement of a compound statement, holds none of

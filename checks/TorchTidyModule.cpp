@@ -30,6 +30,7 @@
 #include "SyncInLoopCheck.h"
 #include "UnneededRetainGraphCheck.h"
 #include "UnscaledAccumulatedLossCheck.h"
+#include "UnsynchronizedTimingCheck.h"
 
 #include "utils/ClangTidyCompat.h"
 #include "utils/CoreCheck.h"
@@ -67,6 +68,7 @@ public:
     registerCoreCheck<UnneededRetainGraphCheck>(Factories, "torch-unneeded-retain-graph", Core);
     registerCoreCheck<UnscaledAccumulatedLossCheck>(Factories, "torch-unscaled-accumulated-loss",
                                                     Core);
+    registerCoreCheck<UnsynchronizedTimingCheck>(Factories, "torch-unsynchronized-timing", Core);
   }
 };
 

@@ -224,8 +224,12 @@ public:
     case TensorMethodKind::Other:
       break;
     }
-    if (isCudaSynchronizeCall(Call)) {
+    if (isDeviceSynchronizeCall(Call)) {
       add(Fact::Sync, Call);
+      return true;
+    }
+    if (isClockReading(Call)) {
+      add(Fact::ClockRead, Call);
       return true;
     }
     if (isEmptyCacheCall(Call)) {
@@ -291,6 +295,12 @@ private:
   void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getNumArgs() != 2)
       return;
+    // `std::cout << t` copies the tensor's values to the host: it waits for
+    // the work that computes them.
+    if (Op->getOperator() == OO_LessLess && isTensorType(Op->getArg(1)->getType())) {
+      add(Fact::Sync, Op, nullptr, Op->getArg(1)->IgnoreParenImpCasts());
+      return;
+    }
     const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
     if (!MD || (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
                 !isDerivedFromOrSame(MD->getParent(), names::TensorBase)))

@@ -17,7 +17,8 @@
 //     forward passes, losses, backward / autograd::grad, optimizer steps,
 //     zero_grad, grad-mode guards and set_enabled, eval() / train(), in-place
 //     tensor writes (t.add_(x), t += x, indexed assignment `k[0] = f(x)`),
-//     views, container inserts, device syncs, TorchScript loads, and calls of
+//     views, container inserts, device syncs, host clock readings,
+//     TorchScript loads, and calls of
 //     the user's functions (keyed by their template pattern), the names it
 //     calls or constructs, the overloaded operators it spells, whether it
 //     spells a lambda or constructs an optimizer. The walk includes the
@@ -112,10 +113,12 @@ struct Fact {
     IndexedAssign,   ///< k[0] = f(x), k.index({...}) = f(x): writes Object's storage
     View,            ///< t.view(...), t.select(...), t[0]: a view of Object
     ContainerInsert, ///< v.push_back(x), m.insert(...), m.emplace(...)
-    Sync,            ///< t.item(), t.cpu(), t.to(kCPU), torch::cuda::synchronize()
+    Sync,            ///< t.item(), t.cpu(), t.to(kCPU), `os << t`, torch::cuda::synchronize(),
+                     ///< a CUDA stream's or event's synchronize(), cudaDeviceSynchronize()
     EmptyCache,      ///< CUDACachingAllocator::emptyCache()
     Load,            ///< torch::jit::load(...)
     UserCall,        ///< a call of a function defined in the translation unit
+    ClockRead,       ///< std::chrono::steady_clock::now() (any std clock), clock()
   };
   Kind K;
   /// The call, operator call or variable declaration.

@@ -34,8 +34,6 @@ llvm::StringRef tensorMethodName(const CallExpr *Call);
 bool isContainerInsertCall(const CallExpr *Call);
 /// optimizer.zero_grad() on a torch::optim::Optimizer, or module->zero_grad().
 bool isZeroGradCall(const CallExpr *Call);
-/// torch::cuda::synchronize().
-bool isCudaSynchronizeCall(const CallExpr *Call);
 
 } // namespace clang::tidy::torch_check
 

@@ -241,12 +241,16 @@ SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ct
   return Value ? SetGradEnabled::Enables : SetGradEnabled::Disables;
 }
 
-bool isCPUDeviceExpr(const Expr *E) {
+namespace {
+/// The device type \p E names ("CPU", "CUDA"), through constructions and
+/// casts: a LibTorch constant (`torch::kCPU`), an enumerator of
+/// c10::DeviceType, a string literal ("cuda:0"). "" otherwise.
+llvm::StringRef namedDeviceType(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = E->IgnoreImplicit()->IgnoreParens();
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       if (Construct->getNumArgs() < 1)
-        return false;
+        return "";
       E = Construct->getArg(0);
       continue;
     }
@@ -254,20 +258,62 @@ bool isCPUDeviceExpr(const Expr *E) {
       E = Cast->getSubExpr();
       continue;
     }
-    if (const auto *SL = dyn_cast<StringLiteral>(E))
-      return SL->getCharByteWidth() == 1 &&
-             (SL->getString() == "cpu" || SL->getString().starts_with("cpu:"));
+    if (const auto *SL = dyn_cast<StringLiteral>(E)) {
+      if (SL->getCharByteWidth() != 1)
+        return "";
+      llvm::StringRef S = SL->getString();
+      if (S == "cpu" || S.starts_with("cpu:"))
+        return "CPU";
+      if (S == "cuda" || S.starts_with("cuda:"))
+        return "CUDA";
+      return "";
+    }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        return isNamed(VD, names::KCPU);
+        return isNamed(VD, names::KCPU) ? "CPU" : isNamed(VD, names::KCUDA) ? "CUDA" : "";
       if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
-        return EC->getName() == "CPU" &&
-               isNamed(dyn_cast<NamedDecl>(EC->getDeclContext()), names::DeviceTypeEnum);
-      return false;
+        return isNamed(dyn_cast<NamedDecl>(EC->getDeclContext()), names::DeviceTypeEnum)
+                   ? EC->getName()
+                   : "";
+      return "";
     }
-    return false;
+    return "";
   }
-  return false;
+  return "";
+}
+} // namespace
+
+bool isCPUDeviceExpr(const Expr *E) { return namedDeviceType(E) == "CPU"; }
+
+bool isCUDADeviceExpr(const Expr *E) { return namedDeviceType(E) == "CUDA"; }
+
+bool isClockReading(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    const CXXRecordDecl *RD = MD->getParent();
+    return MD->isStatic() && MD->getName() == "now" &&
+           llvm::any_of(names::ChronoClocks, [RD](llvm::StringRef N) { return isNamed(RD, N); });
+  }
+  return FD->getName() == names::CClock && FD->getNumParams() == 0 &&
+         (FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+          FD->isInStdNamespace());
+}
+
+bool isDeviceSynchronizeCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return false;
+  if (isNamed(FD, names::CudaSynchronize))
+    return true;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return MD->getName() == "synchronize" &&
+           (isNamed(MD->getParent(), names::CUDAStreamClass) ||
+            isNamed(MD->getParent(), names::CUDAEvent) || isNamed(MD->getParent(), names::StreamClass) ||
+            isNamed(MD->getParent(), names::Event));
+  return llvm::is_contained(names::CudaRuntimeSyncs, FD->getName()) &&
+         FD->getDeclContext()->getRedeclContext()->isTranslationUnit();
 }
 
 bool isJitLoadCall(const CallExpr *Call) {
@@ -644,10 +690,6 @@ bool isZeroGradCall(const CallExpr *Call) {
     return false;
   const CXXRecordDecl *RD = calleeClass(Call);
   return isOptimizerClass(RD) || isAnyModuleLike(RD) || !moduleMethodName(Call).empty();
-}
-
-bool isCudaSynchronizeCall(const CallExpr *Call) {
-  return Call && isNamed(Call->getDirectCallee(), names::CudaSynchronize);
 }
 
 } // namespace clang::tidy::torch_check

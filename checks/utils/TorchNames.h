@@ -85,6 +85,7 @@ inline constexpr llvm::StringLiteral Complex = "::c10::complex";
 
 // Devices.
 inline constexpr llvm::StringLiteral KCPU = "::c10::kCPU";
+inline constexpr llvm::StringLiteral KCUDA = "::c10::kCUDA";
 inline constexpr llvm::StringLiteral DeviceClass = "::c10::Device";
 inline constexpr llvm::StringLiteral DeviceTypeEnum = "::c10::DeviceType";
 
@@ -104,6 +105,23 @@ inline constexpr llvm::StringLiteral StreamGuards[] = {
     "::c10::cuda::CUDAMultiStreamGuard", "::c10::StreamGuard", "::c10::OptionalStreamGuard"};
 inline constexpr llvm::StringLiteral CUDAStreamGuard = "::c10::cuda::CUDAStreamGuard";
 inline constexpr llvm::StringLiteral CUDAStreamGuardHeader = "<c10/cuda/CUDAGuard.h>";
+
+// CUDA events (ATen/cuda/CUDAEvent.h, c10/core/Event.h) and the streams above:
+// their synchronize() waits on the host.
+inline constexpr llvm::StringLiteral CUDAEvent = "::at::cuda::CUDAEvent";
+inline constexpr llvm::StringLiteral Event = "::c10::Event";
+/// The CUDA runtime's host synchronisations (cuda_runtime_api.h, extern "C").
+inline constexpr llvm::StringLiteral CudaRuntimeSyncs[] = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"};
+
+// Host clocks (not LibTorch's: the readings torch-unsynchronized-timing
+// pairs). std::chrono's clocks live in an inline namespace of libstdc++
+// (std::chrono::_V2); high_resolution_clock is an alias of one of them.
+inline constexpr llvm::StringLiteral ChronoClocks[] = {
+    "::std::chrono::steady_clock", "::std::chrono::system_clock",
+    "::std::chrono::high_resolution_clock"};
+/// clock() of <ctime> (C's, in the global namespace; std::clock is using'd).
+inline constexpr llvm::StringLiteral CClock = "clock";
 
 // The runtime companion's namespace (runtime/include/libtorch_tidy).
 inline constexpr llvm::StringLiteral RuntimeNamespace = "libtorch_tidy";
@@ -225,6 +243,18 @@ bool isMakeDataLoaderCall(const CallExpr *Call);
 /// An expression that names the CPU device: `torch::kCPU`, `c10::DeviceType::CPU`,
 /// `torch::Device(torch::kCPU)`, `"cpu"`.
 bool isCPUDeviceExpr(const Expr *E);
+/// An expression that names a CUDA device: `torch::kCUDA`,
+/// `c10::DeviceType::CUDA`, `torch::Device(torch::kCUDA, 0)`, `"cuda"`,
+/// `"cuda:1"`.
+bool isCUDADeviceExpr(const Expr *E);
+/// A host clock reading: `std::chrono::steady_clock::now()` (also
+/// system_clock, high_resolution_clock) and C's `clock()`.
+bool isClockReading(const CallExpr *Call);
+/// A call that waits on the host for CUDA work: torch::cuda::synchronize(),
+/// synchronize() of a CUDA stream or event (c10::cuda::CUDAStream,
+/// at::cuda::CUDAEvent, c10::Stream, c10::Event), cudaDeviceSynchronize(),
+/// cudaStreamSynchronize(), cudaEventSynchronize().
+bool isDeviceSynchronizeCall(const CallExpr *Call);
 
 /// A LibTorch loss function: torch::nn::functional::*_loss, cross_entropy,
 /// binary_cross_entropy(_with_logits), kl_div, and at::/torch:: *_loss,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,7 @@ struct Device {
   Device(DeviceType type, int8_t index = -1);
   int8_t index() const noexcept;
   Device(const std::string &);
+  DeviceType type() const noexcept;
   bool is_cuda() const;
   bool is_cpu() const;
 };
@@ -310,6 +312,8 @@ public:
   void remove_hook(unsigned pos) const;
 };
 
+// ATen/core/Formatting.h: printing copies the values to the host.
+std::ostream &operator<<(std::ostream &out, const Tensor &t);
 Tensor operator+(const Tensor &a, const Tensor &b);
 Tensor operator+(const Tensor &a, const Scalar &b);
 Tensor operator+(const Scalar &a, const Tensor &b);

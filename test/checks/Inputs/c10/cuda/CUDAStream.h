@@ -1,10 +1,19 @@
 // Mock of <c10/cuda/CUDAStream.h> (LibTorch 1.13 .. 2.x: the same functions;
 // at::cuda reaches them through `namespace at::cuda { using namespace
 // c10::cuda; }` of c10/macros/Macros.h, torch/headeronly/macros/Macros.h in
-// 2.x).
+// 2.x), and the cuda_runtime_api.h declarations it brings: the host
+// synchronisations.
 #pragma once
 #include "../core/Stream.h"
 typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+enum cudaError { cudaSuccess = 0 };
+typedef enum cudaError cudaError_t;
+extern "C" {
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+}
 namespace c10 {
 namespace cuda {
 class CUDAStream {

@@ -36,7 +36,7 @@ float compare(Net &model, torch::inductor::AOTIModelPackageLoader &loader, torch
   auto compiled = loader.run({x})[0];
   auto eager = model(x);
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: forward pass in evaluation code runs with autograd enabled
-  // CHECK-MESSAGES: :[[@LINE-5]]:10: note: module switched to evaluation mode here
+  // CHECK-MESSAGES: :[[@LINE-4]]:10: note: module switched to evaluation mode here
   return (compiled - eager).abs().max().item<float>();
 }
 // CHECK-FIXES: model->eval();

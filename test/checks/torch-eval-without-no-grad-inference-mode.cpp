@@ -71,13 +71,13 @@ struct Server {
   void predict(torch::Tensor x) {
     cache.push_back(model(x));
     // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: {{.*}}hold a 'torch::NoGradGuard' while evaluating [torch-eval-without-no-grad]
-    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: 'predict' is evaluation code
+    // CHECK-MESSAGES: :[[@LINE-3]]:8: note: 'predict' is evaluation code
   }
   // Assigned to a member.
   void test(torch::Tensor x) {
     auto y = model(x);
     // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: {{.*}}hold a 'torch::NoGradGuard' while evaluating [torch-eval-without-no-grad]
-    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: 'test' is evaluation code
+    // CHECK-MESSAGES: :[[@LINE-3]]:8: note: 'test' is evaluation code
     last = y;
   }
 };
@@ -119,8 +119,8 @@ void valid(Net &model, torch::Tensor x, Cache &c) {
   // CHECK-MESSAGES: :[[@LINE-4]]:6: note: 'valid' is evaluation code
 }
 
-// An in-place write into a parameter's tensor.
-void prediction(Net &model, torch::Tensor x, const torch::Tensor &out) {
+// An in-place write into a parameter's tensor (a copy of a Tensor shares its storage).
+void prediction(Net &model, torch::Tensor x, torch::Tensor out) {
   out.copy_(model(x));
   // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: {{.*}}hold a 'torch::NoGradGuard' while evaluating [torch-eval-without-no-grad]
   // CHECK-MESSAGES: :[[@LINE-3]]:6: note: 'prediction' is evaluation code

@@ -54,9 +54,9 @@ std::vector<at::Tensor> predict_once(const torch::Tensor &x) {
 void serve_helper() {
   Request req;
   while (next_request(req))
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the loop is here
     respond(predict_once(req.input)[0]);
   // CHECK-MESSAGES: :[[@LINE-1]]:13: note: 'predict_once' is called here
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
 }
 
 // --- Negatives ----------------------------------------------------------------

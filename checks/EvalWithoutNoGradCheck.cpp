@@ -1,4 +1,22 @@
 //===--- EvalWithoutNoGradCheck.cpp - libtorch-tidy -----------------------===//
+//
+// AOTInductor: `loader.run(inputs)` on a torch::inductor::AOTIModelPackageLoader
+// (or an AOTIModelContainerRunner) is not a forward pass for this check. The
+// compiled model runs its kernels through the AOTI C shim
+// (aoti_torch/generated/c_shim_*.h, generated per backend by torchgen: below
+// the Autograd dispatch key), its weights are constants of the package that do
+// not require grad, and its outputs are allocated by aoti_torch_empty_strided:
+// an unguarded run() records no graph and keeps no activation, so a guard
+// would save nothing. The classification of forward passes
+// (classifyForwardCall) leaves run() out on purpose (docs page; lit test
+// torch-eval-without-no-grad-aoti.cpp).
+//
+// Option SuggestInferenceMode: where no tensor the function computes can
+// reach autograd after it (resultsStayIn: no tensor returned, written to a
+// member, a global, a parameter or through a reference or pointer, passed to a
+// user function or constructor, captured by a lambda), suggest
+// c10::InferenceMode instead of torch::NoGradGuard.
+//
 
 #include "EvalWithoutNoGradCheck.h"
 #include "utils/ASTHelpers.h"
@@ -130,6 +148,138 @@ private:
 };
 
 /// The names of the variables a body declares (its lambdas' included).
+/// A boolean option's value as clang-tidy's own options read it; none when it
+/// is not one.
+std::optional<bool> parseBoolOption(StringRef Text) {
+  Text = Text.trim();
+  if (Text.equals_insensitive("true") || Text == "1")
+    return true;
+  if (Text.equals_insensitive("false") || Text == "0")
+    return false;
+  return std::nullopt;
+}
+
+/// True when \p D is storage of the function's own: a local variable that is
+/// not a parameter, a static, a reference, a pointer or a smart pointer.
+bool isOwnStorage(const ValueDecl *D) {
+  const auto *VD = dyn_cast_or_null<VarDecl>(D);
+  if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
+    return false;
+  QualType T = VD->getType();
+  if (T->isReferenceType() || T->isPointerType())
+    return false;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return !(RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+           llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
+                              RD->getName()));
+}
+
+bool tensorish(QualType T) { return !T.isNull() && mayHoldTensor(T.getNonReferenceType()); }
+
+/// A function or class of LibTorch or the standard library (they keep no
+/// tensor they are given, but for std::swap / std::exchange).
+bool isLibraryDecl(const Decl *D) {
+  const DeclContext *DC = D->getDeclContext();
+  const NamespaceDecl *Top = nullptr;
+  for (; DC && !DC->isTranslationUnit(); DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Top = NS;
+  return Top && (Top->isStdNamespace() || isNamed(Top, names::TorchNamespace) ||
+                 isNamed(Top, names::AtNamespace) || isNamed(Top, names::C10Namespace));
+}
+
+/// Finds a way for a tensor computed in a body to outlive it (the
+/// conservative side of resultsStayIn: anything it cannot follow counts).
+class EscapeFinder : public RecursiveASTVisitor<EscapeFinder> {
+public:
+  bool Escapes = false;
+  bool shouldVisitLambdaBodies() const { return false; }
+  bool VisitLambdaExpr(LambdaExpr *) { return escape(); } // it may outlive the call
+  bool VisitCXXNewExpr(CXXNewExpr *New) { return tensorish(New->getAllocatedType()) ? escape() : true; }
+  bool VisitVarDecl(VarDecl *VD) {
+    return !VD->hasLocalStorage() && tensorish(VD->getType()) ? escape() : true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    return B->isAssignmentOp() && writesOut(B->getLHS()) ? escape() : true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
+      return writesOut(Op->getArg(0)) ? escape() : true;
+    const FunctionDecl *FD = Op->getDirectCallee();
+    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) ? escape() : true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Obj = MC->getImplicitObjectArgument();
+    if (!MD || !Obj)
+      return escape();
+    // Tensor's in-place methods are const members named with a trailing '_'.
+    bool Mutates = !MD->isConst() || (MD->getIdentifier() && MD->getName().ends_with("_"));
+    QualType ObjType = Obj->getType();
+    if (ObjType->isPointerType())
+      ObjType = ObjType->getPointeeType();
+    if (Mutates && tensorish(ObjType) && !isOwnStorage(storageVariable(Obj)))
+      return escape();
+    return !isLibraryDecl(MD) && !isForwardCall(MC) && passesTensor(MC, 0) ? escape() : true;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+      return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        llvm::is_contained({"swap", "exchange", "iter_swap"}, FD->getName()))
+      return escape();
+    return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) ? escape() : true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (!Ctor || isLibraryDecl(Ctor->getParent()))
+      return true;
+    for (const Expr *Arg : Construct->arguments())
+      if (tensorish(Arg->getType()))
+        return escape();
+    return true;
+  }
+  bool VisitInitListExpr(InitListExpr *Init) {
+    const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl();
+    if (!RD || isLibraryDecl(RD))
+      return true;
+    for (const Expr *E : Init->inits())
+      if (E && tensorish(E->getType()))
+        return escape();
+    return true;
+  }
+
+private:
+  bool escape() {
+    Escapes = true;
+    return false; // stops the walk
+  }
+  /// \p E is written: a tensor outlives the body unless \p E is the
+  /// function's own storage (or holds no tensor).
+  static bool writesOut(const Expr *E) {
+    return tensorish(E->getType()) && !isOwnStorage(storageVariable(E));
+  }
+  static bool passesTensor(const CallExpr *Call, unsigned From) {
+    for (unsigned I = From; I < Call->getNumArgs(); ++I)
+      if (tensorish(Call->getArg(I)->getType()))
+        return true;
+    return false;
+  }
+};
+
+/// True when no tensor \p FD computes can reach autograd after it returns:
+/// it returns no tensor, and nothing in its body lets one outlive it
+/// (EscapeFinder).
+bool resultsStayIn(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->getBody() || tensorish(Def->getReturnType()) || Def->isDependentContext())
+    return false;
+  EscapeFinder Finder;
+  Finder.TraverseStmt(Def->getBody());
+  return !Finder.Escapes;
+}
+
 class NameCollector : public RecursiveASTVisitor<NameCollector> {
 public:
   explicit NameCollector(llvm::SmallVectorImpl<StringRef> &Names) : Names(Names) {}
@@ -150,6 +300,16 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
     : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
+      // As text: the clang-tidy executable does not export its bool option
+      // helpers to plugins (ModeRestoreCheck.h reads its options the same way).
+      SuggestInferenceMode([this] {
+        StringRef Text = Options.get("SuggestInferenceMode", "false");
+        if (std::optional<bool> Value = parseBoolOption(Text))
+          return *Value;
+        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+            << Text << (getID() + ".SuggestInferenceMode").str();
+        return false;
+      }()),
       EvalNames(EvalFunctionPattern),
       CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {
   std::string Error;
@@ -161,6 +321,7 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
 void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
   Options.store(Opts, "GuardType", Guard);
+  Options.store(Opts, "SuggestInferenceMode", SuggestInferenceMode ? "true" : "false");
   Options.store(Opts, CallDepthOption, CallDepth);
 }
 
@@ -275,8 +436,18 @@ EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, u
   }
 }
 
-std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD) {
-  const bool NoGrad = Guard == GuardKind::NoGradGuard;
+EvalWithoutNoGradCheck::GuardKind EvalWithoutNoGradCheck::guardFor(const Finding &F) {
+  // A helper's forward pass: what the helper keeps is not followed.
+  if (!SuggestInferenceMode || Guard == GuardKind::InferenceMode || F.Helper)
+    return Guard;
+  auto [It, New] = ResultsStay.try_emplace(F.Function->getCanonicalDecl(), false);
+  if (New)
+    It->second = resultsStayIn(F.Function);
+  return It->second ? GuardKind::InferenceMode : Guard;
+}
+
+std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD, GuardKind Kind) {
+  const bool NoGrad = Kind == GuardKind::NoGradGuard;
   std::string Var = NoGrad ? "no_grad" : "guard";
   // The names the function declares, collected for the functions with a
   // finding only.
@@ -388,7 +559,7 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
         SourceLocation Loc = compat::beginLoc(LBody->body_front());
         SourceLocation Brace = LBody->getLBracLoc();
         if (Loc.isValid() && Loc.isFileID() && Brace.isFileID()) {
-          std::string Text = guardDeclaration(Canonical);
+          std::string Text = guardDeclaration(Canonical, Guard);
           Text += SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc)
                       ? std::string(" ")
                       : "\n" + indentationAt(Loc, *SM);
@@ -584,14 +755,17 @@ void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
     // The helper reports its own forward pass; the guard it gets covers this call.
     if (F.Helper && Emitting.contains(F.Helper->getCanonicalDecl()))
       continue;
-    std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl());
+    const GuardKind Kind = guardFor(F);
+    std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl(), Kind);
     {
       auto D = diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
                                "activations and graph are kept for a backward pass that never "
-                               "comes; hold a '%0' while evaluating")
-               << (Guard == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
-                                                   : names::InferenceModeSpelling)
-               << F.CallRange;
+                               "comes; hold a '%0' while evaluating%select{|: no tensor it "
+                               "computes leaves the function, so inference mode, which also "
+                               "skips view and version tracking, is safe here}1")
+               << (Kind == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
+                                                  : names::InferenceModeSpelling)
+               << (Kind != Guard) << F.CallRange;
       if (F.FixLoc.isValid())
         D << FixItHint::CreateInsertion(F.FixLoc, F.InsertAfter ? F.FixIndent + GuardText
                                                                  : GuardText + F.FixIndent);
@@ -636,6 +810,7 @@ void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
   Unit = nullptr;
   Helpers.clear();
   DeclaredNames.clear();
+  ResultsStay.clear();
 }
 
 } // namespace clang::tidy::torch_check

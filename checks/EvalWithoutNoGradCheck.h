@@ -58,7 +58,11 @@ public:
   };
 
 private:
-  std::string guardDeclaration(const FunctionDecl *FD);
+  std::string guardDeclaration(const FunctionDecl *FD, GuardKind Kind);
+  /// The guard a finding in \p F suggests: GuardType, or with
+  /// SuggestInferenceMode c10::InferenceMode where no tensor of the function
+  /// can reach autograd after it (resultsStayIn).
+  GuardKind guardFor(const Finding &F);
   HelperSummary helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
   bool nameSaysEval(const FunctionDecl *FD);
   /// The linked summary of the function \p Call calls when it is defined in
@@ -67,6 +71,12 @@ private:
 
   const std::string EvalFunctionPattern;
   const GuardKind Guard;
+  /// Option SuggestInferenceMode: suggest c10::InferenceMode instead of
+  /// torch::NoGradGuard where no result of the evaluation leaves the function
+  /// as a tensor.
+  const bool SuggestInferenceMode;
+  /// resultsStayIn, per function with a finding (canonical declaration).
+  llvm::DenseMap<const FunctionDecl *, bool> ResultsStay;
   WordPattern EvalNames;
   const unsigned CallDepth;
 

@@ -1,7 +1,8 @@
 //===--- LoadInLoopCheck.cpp - libtorch-tidy ------------------------------===//
 //
-// collect: the load calls of each function (torch::jit::load, torch::load
-// into a module or optimizer, InputArchive::load_from) and the call graph;
+// collect: the loads of each function (torch::jit::load, torch::load into a
+// module or optimizer, InputArchive::load_from, the construction of an
+// AOTInductor package loader or runner) and the call graph;
 // decide: a load that runs unconditionally on every iteration of a loop with a
 // path that is the same on every iteration (no variable of the loop, no call
 // that may return another name), in a loop that neither retries (try) nor stops
@@ -32,7 +33,11 @@ namespace clang::tidy::torch_check {
 namespace {
 
 /// A load of a model, optimizer or checkpoint; the path argument.
-const Expr *loadPath(const CallExpr *Call) {
+const Expr *loadPath(const Expr *E) {
+  // AOTInductor: constructing the loader (or a runner) loads the package.
+  if (const Expr *Path = aotiLoadPathArg(E))
+    return Path;
+  const auto *Call = dyn_cast<CallExpr>(E);
   const Expr *Path = modelLoadPathArg(Call);
   if (!Path)
     return nullptr;
@@ -52,9 +57,17 @@ const Expr *loadPath(const CallExpr *Call) {
 class LoadCollector : public RecursiveASTVisitor<LoadCollector> {
 public:
   explicit LoadCollector(const SourceManager &SM) : SM(SM) {}
-  llvm::SmallVector<const CallExpr *, 4> Loads;
-  llvm::SmallVector<const CallExpr *, 16> Calls;
+  llvm::SmallVector<const Expr *, 4> Loads;
+  llvm::SmallVector<const Expr *, 16> Calls;
   bool shouldVisitLambdaBodies() const { return true; }
+  // An AOTInductor loader or runner constructed (a variable, a temporary, new).
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (aotiLoadPathArg(Construct)) {
+      Loads.push_back(Construct);
+      Calls.push_back(Construct);
+    }
+    return true;
+  }
   bool VisitCallExpr(CallExpr *Call) {
     bool Load = loadPath(Call) != nullptr;
     if (Load)
@@ -137,6 +150,15 @@ const Expr *bare(const Expr *E) {
   return E;
 }
 
+/// The arguments of a load (a call or a construction).
+llvm::ArrayRef<const Expr *> loadArgs(const Expr *Load) {
+  if (const auto *Call = dyn_cast<CallExpr>(Load))
+    return {Call->getArgs(), Call->getNumArgs()};
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Load))
+    return {Construct->getArgs(), Construct->getNumArgs()};
+  return {};
+}
+
 /// The index of the element \p E names (`v[i]`, `v.at(i)`), or null.
 const Expr *elementIndex(const Expr *E) {
   E = bare(E);
@@ -158,9 +180,10 @@ const Expr *elementIndex(const Expr *E) {
 /// the loop, a load into an element picked by the loop (`torch::load(nets[i],
 /// path)`), or a loaded module inserted into a container (`push_back`,
 /// `emplace_back`, `insert`, `emplace`) or assigned to such an element.
-bool keptPerIteration(const CallExpr *Load, const Expr *Path, const Stmt *Loop, const ParentMap &PM,
+bool keptPerIteration(const Expr *Load, const Expr *Path, const Stmt *Loop, const ParentMap &PM,
                       const SourceManager &SM) {
-  for (const Expr *Arg : Load->arguments()) {
+  const auto *LoadCall = dyn_cast<CallExpr>(Load);
+  for (const Expr *Arg : loadArgs(Load)) {
     if (Arg == Path || isa<CXXDefaultArgExpr>(Arg))
       continue;
     if (const Expr *Index = elementIndex(Arg)) {
@@ -170,7 +193,8 @@ bool keptPerIteration(const CallExpr *Load, const Expr *Path, const Stmt *Loop, 
     }
     // A device or map location; not the value loaded into (torch::load's
     // first argument may be a module made in the iteration).
-    if (isNamed(Load->getDirectCallee(), names::TorchLoad) && Arg == Load->getArg(0))
+    if (LoadCall && isNamed(LoadCall->getDirectCallee(), names::TorchLoad) &&
+        Arg == LoadCall->getArg(0))
       continue;
     if (mayVary(Arg, Loop, /*ParamsVary=*/false, SM))
       return true;
@@ -223,7 +247,7 @@ void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, CallDepthOption, CallDepth);
 }
 
-llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD) {
+llvm::SmallVector<const Expr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD) {
   const Stmt *Body = FD->getBody();
   const SourceManager &SM = Unit->getSourceManager();
   LoadCollector Collector(SM);
@@ -235,7 +259,7 @@ llvm::SmallVector<const CallExpr *, 4> LoadInLoopCheck::collect(const FunctionDe
 
   // Calls that run only sometimes in their loop (or their function): a chain
   // of calls through them does not load on every iteration.
-  for (const CallExpr *Call : Collector.Calls) {
+  for (const Expr *Call : Collector.Calls) {
     const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     const Stmt *Scope = Loop ? Loop : CodeBody;
@@ -249,19 +273,20 @@ void LoadInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
   const SourceManager &SM = Ctx.getSourceManager();
   Unit = &Ctx;
   // A body that calls nothing named like a load (torch::jit::load,
-  // torch::load, InputArchive::load_from) has no load of its own; the
+  // torch::load, InputArchive::load_from, an AOTInductor loader or runner
+  // class, std::make_unique) has no load of its own; the
   // conditions of its calls matter only to a chain from a helper that loads,
   // and are collected at the end of the translation unit when one does.
-  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) { return N == "load" || N == "load_from"; })) {
+  if (!core().facts(FD, Ctx).callsNamed(mayNameModelLoad)) {
     Deferred.push_back(FD);
     return;
   }
-  llvm::SmallVector<const CallExpr *, 4> Loads = collect(FD);
+  llvm::SmallVector<const Expr *, 4> Loads = collect(FD);
   if (Loads.empty())
     return;
   const ParentMap &PM = core().facts(FD, Ctx).parents();
 
-  for (const CallExpr *Load : Loads) {
+  for (const Expr *Load : Loads) {
     if (ConditionalCalls.contains(Load))
       continue;
     const Stmt *CodeBody = enclosingCodeBody(Load, PM, Body);

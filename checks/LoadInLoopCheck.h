@@ -12,7 +12,9 @@ namespace clang::tidy::torch_check {
 
 /// Finds a model or checkpoint loaded from the same file on every iteration of
 /// a loop (torch::jit::load, torch::load into a module or optimizer,
-/// InputArchive::load_from), directly or through a helper the loop calls.
+/// InputArchive::load_from, an AOTInductor AOTIModelPackageLoader or
+/// AOTIModelContainerRunner constructed), directly or through a helper the
+/// loop calls.
 ///
 /// For the user-facing documentation see:
 /// docs/checks/torch-load-in-loop.md
@@ -31,10 +33,10 @@ private:
   /// Adds the calls of \p FD's body that run only under a condition to
   /// ConditionalCalls (on the core's parent map of the body); returns its
   /// loads.
-  llvm::SmallVector<const CallExpr *, 4> collect(const FunctionDecl *FD);
+  llvm::SmallVector<const Expr *, 4> collect(const FunctionDecl *FD);
 
   struct HelperLoad {
-    const CallExpr *Load;
+    const Expr *Load; ///< a call, or an AOTInductor loader's construction
     const FunctionDecl *Helper;
   };
   const unsigned CallDepth;
@@ -42,7 +44,7 @@ private:
   ASTContext *Unit = nullptr;
   llvm::SmallVector<HelperLoad, 4> HelperLoads;
   /// Calls that run only under a condition in their loop (or function body).
-  llvm::DenseSet<const CallExpr *> ConditionalCalls;
+  llvm::DenseSet<const Expr *> ConditionalCalls;
   /// Functions without a load: their calls' conditions are collected at the
   /// end of the translation unit, only when some helper loads.
   std::vector<const FunctionDecl *> Deferred;

@@ -366,6 +366,37 @@ const Expr *modelLoadPathArg(const CallExpr *Call) {
   return nullptr;
 }
 
+bool isAOTILoaderClass(const CXXRecordDecl *RD) {
+  return RD && (isNamed(RD, names::AOTIModelPackageLoader) ||
+                isDerivedFromOrSame(RD, names::AOTIModelContainerRunner));
+}
+
+bool mayNameModelLoad(llvm::StringRef Name) {
+  return Name == "load" || Name == "load_from" || Name == "AOTIModelPackageLoader" ||
+         Name.starts_with("AOTIModelContainerRunner") || Name == "make_unique" ||
+         Name == "make_shared";
+}
+
+const Expr *aotiLoadPathArg(const Expr *E) {
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (!Ctor || Ctor->isCopyOrMoveConstructor() || Construct->getNumArgs() == 0 ||
+        !isAOTILoaderClass(Ctor->getParent()))
+      return nullptr;
+    return Construct->getArg(0);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !FD->isInStdNamespace() || Call->getNumArgs() == 0 ||
+      (FD->getName() != "make_unique" && FD->getName() != "make_shared"))
+    return nullptr;
+  const auto *Args = FD->getTemplateSpecializationArgs();
+  if (!Args || Args->size() == 0 || Args->get(0).getKind() != TemplateArgument::Type ||
+      !isAOTILoaderClass(Args->get(0).getAsType()->getAsCXXRecordDecl()))
+    return nullptr;
+  return Call->getArg(0);
+}
+
 static bool isTensorMethod(const CXXMemberCallExpr *Call, llvm::StringRef Name) {
   const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
   return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&

@@ -34,6 +34,14 @@ inline constexpr llvm::StringLiteral NoGradGuard = "::c10::NoGradGuard";
 inline constexpr llvm::StringLiteral AutoGradMode = "::c10::AutoGradMode";
 inline constexpr llvm::StringLiteral InferenceMode = "::c10::InferenceMode";
 inline constexpr llvm::StringLiteral GradMode = "::c10::GradMode";
+/// AOTInductor (LibTorch 2.x): the loader of a compiled .pt2 package
+/// (torch/csrc/inductor/aoti_package/model_package_loader.h) and the base of
+/// the runners of a compiled model library, AOTIModelContainerRunnerCpu /
+/// Cuda / Xpu / Mps (torch/csrc/inductor/aoti_runner/).
+inline constexpr llvm::StringLiteral AOTIModelPackageLoader =
+    "::torch::inductor::AOTIModelPackageLoader";
+inline constexpr llvm::StringLiteral AOTIModelContainerRunner =
+    "::torch::inductor::AOTIModelContainerRunner";
 /// ATen/autocast_mode.h: at::autocast::set_enabled, set_autocast_enabled, ...
 inline constexpr llvm::StringLiteral AutocastNamespace = "::at::autocast";
 
@@ -57,6 +65,7 @@ inline constexpr llvm::StringLiteral SizedFactories[] = {
     "arange", "linspace", "logspace", "eye", "normal"};
 inline constexpr llvm::StringLiteral TorchNamespace = "::torch";
 inline constexpr llvm::StringLiteral AtNamespace = "::at";
+inline constexpr llvm::StringLiteral C10Namespace = "::c10";
 /// torch::load(value, path) (torch/serialize.h).
 inline constexpr llvm::StringLiteral TorchLoad = "::torch::load";
 /// torch::serialize::InputArchive (load_from / load).
@@ -181,6 +190,8 @@ enum class ForwardKind {
   AnyModuleForward, ///< any_module.forward(...)
   JitForward,       ///< jit_module.forward(...) / jit_module(...)
 };
+/// Not a forward pass: run() of an AOTInductor loader or runner (its compiled
+/// kernels record no autograd history; EvalWithoutNoGradCheck.cpp).
 ForwardKind classifyForwardCall(const CallExpr *Call);
 inline bool isForwardCall(const CallExpr *Call) {
   return classifyForwardCall(Call) != ForwardKind::None;
@@ -216,6 +227,19 @@ bool fromBlobHasDeleter(const CallExpr *Call);
 /// torch::load(value, path), InputArchive::load_from(path). Returns the
 /// argument that names the file (or stream), or null when \p Call is none.
 const Expr *modelLoadPathArg(const CallExpr *Call);
+/// An AOTInductor loader or runner: torch::inductor::AOTIModelPackageLoader,
+/// or a class derived from torch::inductor::AOTIModelContainerRunner.
+bool isAOTILoaderClass(const CXXRecordDecl *RD);
+/// True when \p Name may be the own name of a call or construction that
+/// loads a model (FunctionFacts::callsNamed's prefilter): load, load_from,
+/// the AOTInductor loader and runner classes, std::make_unique/make_shared.
+bool mayNameModelLoad(llvm::StringRef Name);
+/// The construction of an AOTInductor loader or runner, which loads the
+/// compiled package or model library named by its first argument: the
+/// constructor (a variable, a temporary, `new`), or std::make_unique /
+/// std::make_shared of such a class. Returns that argument, or null when
+/// \p E is none.
+const Expr *aotiLoadPathArg(const Expr *E);
 /// tensor.register_hook(...) / tensor.remove_hook(...) on an at::Tensor.
 bool isRegisterHookCall(const CXXMemberCallExpr *Call);
 bool isRemoveHookCall(const CXXMemberCallExpr *Call);

@@ -206,6 +206,14 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
     if ! "$CXX" "${PCH[@]}" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -fsyntax-only "$copy" >>"$out" 2>&1; then
       echo "test-torch2: $id: the fixed program does not compile against LibTorch $version"; tail -20 "$out"; return 1
     fi
+    # "// expect-fixed: TEXT" lines of the program: each TEXT is a line of the
+    # fixed program (the fix-it was applied, not only the finding reported).
+    local want
+    while IFS= read -r want; do
+      if ! grep -qxF -- "$want" "$copy"; then
+        echo "test-torch2: $id: the fixed program lacks the line '$want'"; return 1
+      fi
+    done < <(sed -n 's|^// expect-fixed: ||p' "$src")
   }
   CUDA_INC=()
   if [ $with_cuda = 1 ]; then CUDA_INC=(-isystem "$cuda_home/include"); fi
@@ -232,6 +240,13 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   PCH=(-include "$pch_dir/torch_pch.h" -Winvalid-pch)
   pairs=(test/e2e/Inputs/verify_eval.cpp:torch-eval-without-no-grad)
   for src in test/e2e/Inputs/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  # Programs on the c10/cuda API (the wheel has its headers, Debian's 1.13
+  # does not): parsed with the CUDA toolkit's headers, compiled only.
+  if [ $with_cuda = 1 ]; then
+    for src in test/e2e/Inputs/cuda/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  else
+    echo "test-torch2: no CUDA toolkit headers ($cuda_home/include): skipping test/e2e/Inputs/cuda/"
+  fi
   pids=()
   for pair in "${pairs[@]}"; do
     check_one "${pair%%:*}" "${pair#*:}" &

@@ -5,8 +5,9 @@
 // Needs the CUDA toolkit's headers (cuda_runtime_api.h) to parse; never run:
 // scripts/test-torch2.sh analyses it, applies the fixes and compiles the result
 // with -fsyntax-only.
-// The fixed program must contain each text after "expect-fixed:".
+// Each line after "expect-fixed: " must be a whole line of the fixed program.
 // expect-fixed: #include <c10/cuda/CUDAGuard.h>
+// expect-fixed:   auto side = c10::cuda::getStreamFromPool();
 // expect-fixed:   c10::cuda::CUDAStreamGuard stream_guard(side);
 // expect-fixed:     c10::cuda::CUDAStreamGuard stream_guard(c10::cuda::getStreamFromPool());
 #include <torch/torch.h>

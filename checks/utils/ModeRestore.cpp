@@ -84,7 +84,9 @@ llvm::SmallVector<KnownCondition, 2> knownConditions(const Stmt *Enter, const Pa
         (Child != If->getThen() && Child != If->getElse()))
       continue;
     auto [VD, Negated] = testedFlag(If->getCond());
-    if (!VD || !(isa<ParmVarDecl>(VD) || VD->isLocalVarDecl()) || Defs.isModified(VD))
+    // Not a static local: another call of the function may write it.
+    if (!VD || !(isa<ParmVarDecl>(VD) || (VD->isLocalVarDecl() && !VD->isStaticLocal())) ||
+        Defs.isModified(VD))
       continue;
     Known.push_back({VD, (Child == If->getThen()) != Negated});
   }

@@ -155,32 +155,6 @@ const Stmt *savedDeclarationOnlyForRestore(const CallExpr *Restore, const Stmt *
   return nullptr;
 }
 
-/// The range that removes the declaration statement \p DS (which ends with
-/// its ';'): its whole line when nothing else shares it. Invalid in a macro.
-CharSourceRange declarationRemovalRange(const Stmt *DS, const SourceManager &SM,
-                                        const LangOptions &LangOpts) {
-  CharSourceRange Range = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(DS->getSourceRange()), SM, LangOpts);
-  if (Range.isInvalid())
-    return {};
-  auto [FID, Begin] = SM.getDecomposedLoc(Range.getBegin());
-  auto [EndFID, End] = SM.getDecomposedLoc(Range.getEnd());
-  bool Invalid = false;
-  llvm::StringRef Buffer = SM.getBufferData(FID, &Invalid);
-  if (Invalid || FID != EndFID)
-    return {};
-  size_t LineStart = Begin, LineEnd = End;
-  while (LineStart > 0 && (Buffer[LineStart - 1] == ' ' || Buffer[LineStart - 1] == '\t'))
-    --LineStart;
-  while (LineEnd < Buffer.size() && (Buffer[LineEnd] == ' ' || Buffer[LineEnd] == '\t'))
-    ++LineEnd;
-  if ((LineStart == 0 || Buffer[LineStart - 1] == '\n') && LineEnd < Buffer.size() &&
-      Buffer[LineEnd] == '\n')
-    return CharSourceRange::getCharRange(Range.getBegin().getLocWithOffset(-int(Begin - LineStart)),
-                                         Range.getEnd().getLocWithOffset(int(LineEnd - End) + 1));
-  return Range;
-}
-
 /// True when the translation unit declares c10::cuda::CUDAStreamGuard.
 bool declaresStreamGuard(ASTContext &Ctx) {
   llvm::StringRef Name = names::CUDAStreamGuard;
@@ -283,7 +257,8 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
   auto Work = [](const CallExpr *Call) {
     return classifyCudaStreamCall(Call) == CudaStreamCall::None;
   };
-  ModePaths Paths = followModePaths(*Graph, Enter, Classify, StreamApi, Work);
+  ModePaths Paths = followModePaths(*Graph, Enter, Classify, StreamApi, Work,
+                                    knownConditions(Enter, PM, CodeBody, Facts.defUse()));
   const CallExpr *FirstThrowing = firstUnhandledThrow(Paths, CodeBody, PM, Classify, SM);
   const bool InLambda = CodeBody != Body;
   const bool AnyRestore = llvm::any_of(Restores, [&](const CallExpr *R) {
@@ -387,7 +362,7 @@ CudaStreamNotRestoredCheck::guardFixes(const CallExpr *Enter, const ModeScope &S
   // The saved stream only served the restore: it goes with it.
   if (const Stmt *Saved = savedDeclarationOnlyForRestore(
           Restore, Facts.body(), cast<CompoundStmt>(PM.getParent(Scope.EnterStmt)))) {
-    CharSourceRange Removal = declarationRemovalRange(Saved, SM, LangOpts);
+    CharSourceRange Removal = statementRemovalRange(Saved, SM, LangOpts);
     if (Removal.isValid())
       Fixes.push_back(FixItHint::CreateRemoval(Removal));
   }

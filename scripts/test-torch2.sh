@@ -209,6 +209,14 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
     if ! "$CXX" "${PCH[@]}" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -fsyntax-only "$copy" >>"$out" 2>&1; then
       echo "test-torch2: $id: the fixed program does not compile against LibTorch $version"; tail -20 "$out"; return 1
     fi
+    # "// expect-fixed: TEXT" lines of the program: each TEXT is a line of the
+    # fixed program (the fix-it was applied, not only the finding reported).
+    local want
+    while IFS= read -r want; do
+      if ! grep -qxF -- "$want" "$copy"; then
+        echo "test-torch2: $id: the fixed program lacks the line '$want'"; return 1
+      fi
+    done < <(sed -n 's|^// expect-fixed: ||p' "$src")
   }
   CUDA_INC=()
   if [ $with_cuda = 1 ]; then CUDA_INC=(-isystem "$cuda_home/include"); fi
@@ -238,6 +246,13 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   # too: scripts/sanitize.sh): the loader in a loop, run() not a forward pass.
   pairs+=(test/e2e/Inputs/torch2/aoti_serving.cpp:torch-load-in-loop test/e2e/Inputs/torch2/aoti_serving.cpp:torch-eval-without-no-grad)
   for src in test/e2e/Inputs/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  # Programs on the c10/cuda API (the wheel has its headers, Debian's 1.13
+  # does not): parsed with the CUDA toolkit's headers, compiled only.
+  if [ $with_cuda = 1 ]; then
+    for src in test/e2e/Inputs/cuda/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  else
+    echo "test-torch2: no CUDA toolkit headers ($cuda_home/include): skipping test/e2e/Inputs/cuda/"
+  fi
   pids=()
   for pair in "${pairs[@]}"; do
     check_one "${pair%%:*}" "${pair#*:}" &

@@ -96,6 +96,14 @@ SourceLocation locationAfterSemicolon(const Stmt *S, const SourceManager &SM,
   SourceLocation End = S->getEndLoc();
   if (End.isInvalid() || End.isMacroID() || compat::beginLoc(S).isMacroID())
     return {};
+  // A declaration statement's range already ends at its ';'.
+  if (isa<DeclStmt>(S)) {
+    bool Invalid = false;
+    const char *C = SM.getCharacterData(End, &Invalid);
+    if (Invalid || *C != ';')
+      return {};
+    return End.getLocWithOffset(1);
+  }
   return Lexer::findLocationAfterToken(End, tok::semi, SM, LangOpts, false);
 }
 

@@ -37,8 +37,65 @@ static bool endsInNoReturnCall(const CFGBlock &B) {
   return false;
 }
 
+/// The bool variable an `if` condition tests, and whether it is negated:
+/// `flag`, `!flag`, `!!flag`. Null for anything else.
+static std::pair<const VarDecl *, bool> testedFlag(const Expr *Cond) {
+  bool Negated = false;
+  const Expr *E = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
+  while (const auto *UO = dyn_cast_or_null<UnaryOperator>(E)) {
+    if (UO->getOpcode() != UO_LNot)
+      return {nullptr, false};
+    Negated = !Negated;
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD)
+    return {nullptr, false};
+  QualType T = VD->getType();
+  // A bool, or a const reference to one (nothing in the body writes it).
+  if (T->isReferenceType()) {
+    T = T.getNonReferenceType();
+    if (!T.isConstQualified())
+      return {nullptr, false};
+  }
+  if (!T->isBooleanType())
+    return {nullptr, false};
+  return {VD, Negated};
+}
+
+/// The `if` whose branch \p B's terminator decides, when it tests a flag
+/// plainly (no init statement, no condition variable).
+static const IfStmt *plainIf(const CFGBlock &B) {
+  const auto *If = dyn_cast_or_null<IfStmt>(B.getTerminatorStmt());
+  if (!If || If->getInit() || If->getConditionVariable() || If->isConsteval())
+    return nullptr;
+  return If;
+}
+
+llvm::SmallVector<KnownCondition, 2> knownConditions(const Stmt *Enter, const ParentMap &PM,
+                                                     const Stmt *CodeBody, const DefUse &Defs) {
+  llvm::SmallVector<KnownCondition, 2> Known;
+  const Stmt *Child = Enter;
+  for (const Stmt *P = PM.getParent(Enter); P && Child != CodeBody;
+       Child = P, P = PM.getParent(P)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || If->getInit() || If->getConditionVariable() ||
+        (Child != If->getThen() && Child != If->getElse()))
+      continue;
+    auto [VD, Negated] = testedFlag(If->getCond());
+    // Not a static local: another call of the function may write it.
+    if (!VD || !(isa<ParmVarDecl>(VD) || (VD->isLocalVarDecl() && !VD->isStaticLocal())) ||
+        Defs.isModified(VD))
+      continue;
+    Known.push_back({VD, (Child == If->getThen()) != Negated});
+  }
+  return Known;
+}
+
 ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifier Classify,
-                          CallPredicate NeverThrows, CallPredicate CountsAsWork) {
+                          CallPredicate NeverThrows, CallPredicate CountsAsWork,
+                          llvm::ArrayRef<KnownCondition> Known) {
   ModePaths Facts;
   const CFGBlock *Start = nullptr;
   unsigned StartIndex = 0;
@@ -81,7 +138,19 @@ ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifie
     }
     if (Restored)
       continue;
+    // An `if` on a known flag: only the branch its value takes (succs() of
+    // an `if` block: the then branch, then the else branch).
+    int OnlySucc = -1;
+    if (const IfStmt *If = Known.empty() ? nullptr : plainIf(*B))
+      if (auto [VD, Negated] = testedFlag(If->getCond()); VD && B->succ_size() == 2)
+        for (const KnownCondition &K : Known)
+          if (K.first == VD)
+            OnlySucc = (K.second != Negated) ? 0 : 1;
+    int SuccIndex = -1;
     for (const CFGBlock *Succ : B->succs()) {
+      ++SuccIndex;
+      if (OnlySucc >= 0 && SuccIndex != OnlySucc)
+        continue;
       if (!Succ)
         continue;
       if (Succ == &Graph.getExit()) {

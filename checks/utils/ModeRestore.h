@@ -29,6 +29,8 @@
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
+#include <utility>
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -62,11 +64,23 @@ struct ModePaths {
   bool DidWork = false;                            ///< a call \p CountsAsWork runs in the mode
 };
 
+/// A boolean variable and the value it holds on every path from a call.
+using KnownCondition = std::pair<const VarDecl *, bool>;
+
+/// The conditions known where \p Enter runs: each `if (flag)` / `if (!flag)`
+/// around it (inside \p CodeBody) whose flag is a bool parameter or local
+/// that \p Defs never sees written, with the value the branch taken implies.
+/// `if (on) set(...); ... if (on) restore(...);` then restores on every path.
+llvm::SmallVector<KnownCondition, 2> knownConditions(const Stmt *Enter, const ParentMap &PM,
+                                                     const Stmt *CodeBody, const DefUse &Defs);
+
 /// Follows the paths of \p Graph from \p Enter to the first restoring call or
 /// the exit. A block ending in a [[noreturn]] call ends the program, not the
-/// function, and is no escape.
+/// function, and is no escape. At an `if` on a flag of \p Known only the
+/// branch its value takes is followed.
 ModePaths followModePaths(const CFG &Graph, const CallExpr *Enter, ModeClassifier Classify,
-                          CallPredicate NeverThrows, CallPredicate CountsAsWork);
+                          CallPredicate NeverThrows, CallPredicate CountsAsWork,
+                          llvm::ArrayRef<KnownCondition> Known = {});
 
 /// True when \p S contains a setter of the mode (any ModeCall but None).
 bool containsModeCall(const Stmt *S, ModeClassifier Classify);

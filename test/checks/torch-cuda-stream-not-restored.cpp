@@ -1,5 +1,7 @@
 // RUN: %check_torch_tidy %s torch-cuda-stream-not-restored %t
 // RUN: %cxx -fsyntax-only -std=c++17 -isystem %mocks -Wno-deprecated-declarations %t.cpp
+// CHECK-FIXES compares blanks loosely; EXACT checks the fixed lines' indentation.
+// RUN: FileCheck --strict-whitespace --check-prefix=EXACT --input-file=%t.cpp %s
 // RUN: %check_torch_tidy -check-suffix=NOEXC --no-fix %s torch-cuda-stream-not-restored %t \
 // RUN:   -config="{CheckOptions: {torch-cuda-stream-not-restored.CheckExceptionSafety: false}}"
 #include <torch/torch.h>
@@ -127,9 +129,57 @@ void copy_async(torch::Tensor dst, torch::Tensor src) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: note: switched back here
 }
 // CHECK-FIXES: {{^}}void copy_async(torch::Tensor dst, torch::Tensor src) {{{$}}
+// EXACT: {{^}}void copy_async(torch::Tensor dst, torch::Tensor src) {{{$}}
+// EXACT-NEXT: {{^}}  auto side = c10::cuda::getStreamFromPool();{{$}}
+// EXACT-NEXT: {{^}}  c10::cuda::CUDAStreamGuard stream_guard(side);{{$}}
 // CHECK-FIXES-NEXT: {{^}}  auto side = c10::cuda::getStreamFromPool();{{$}}
 // CHECK-FIXES-NEXT: {{^}}  c10::cuda::CUDAStreamGuard stream_guard(side);{{$}}
 // CHECK-FIXES: {{^}}  dst.copy_(src, true);{{$}}
+
+// Switched and switched back under the same flag, never written (DeepEP's
+// `if (allocate_on_comm_stream)` pairs): every normal path switches back.
+void same_flag(torch::Tensor a, bool on_side) {
+  auto prev = at::cuda::getCurrentCUDAStream();
+  if (on_side)
+    at::cuda::setCurrentCUDAStream(at::cuda::getStreamFromPool());
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: CUDA stream made current here is switched back only when nothing throws
+  a.add_(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: this call may throw before the previous stream is made current again
+  if (on_side)
+    at::cuda::setCurrentCUDAStream(prev);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: note: switched back here
+  // CHECK-MESSAGES: :[[@LINE-7]]:5: note: no fix-it: the previous stream is not made current again
+}
+
+void same_flag_negated(torch::Tensor a, const bool &on_compute) {
+  auto prev = at::cuda::getCurrentCUDAStream();
+  if (!on_compute) {
+    at::cuda::setCurrentCUDAStream(at::cuda::getStreamFromPool());
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: CUDA stream made current here is switched back only when nothing throws
+  }
+  if (on_compute)
+    return;
+  a.add_(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: this call may throw before the previous stream is made current again
+  if (!on_compute)
+    at::cuda::setCurrentCUDAStream(prev);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: note: switched back here
+  // CHECK-MESSAGES: :[[@LINE-10]]:5: note: no fix-it: the previous stream is not made current again
+}
+
+// The flag is written between: the second test may skip the switch back.
+void flag_written(torch::Tensor a, bool on_side) {
+  auto prev = at::cuda::getCurrentCUDAStream();
+  if (on_side)
+    at::cuda::setCurrentCUDAStream(at::cuda::getStreamFromPool());
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: CUDA stream made current here is not switched back on every path out of 'flag_written'
+  // CHECK-MESSAGES-NOEXC: :[[@LINE-2]]:5: warning: CUDA stream made current here is not switched back on every path out of 'flag_written'
+  on_side = a.numel() > 0;
+  if (on_side)
+    at::cuda::setCurrentCUDAStream(prev);
+}
+// CHECK-MESSAGES: :[[@LINE-1]]:1: note: the stream is still current at the end
+// CHECK-MESSAGES: :[[@LINE-8]]:5: note: no fix-it: the previous stream is not made current again
 
 void two_phases(torch::Tensor a, torch::Tensor b) {
   auto prev = at::cuda::getCurrentCUDAStream();

@@ -48,22 +48,9 @@ namespace {
 /// steps; a longer chain is left alone.
 constexpr unsigned MaxChain = 32;
 
-/// \p E without parentheses, implicit casts, temporaries and cleanups.
-const Expr *bare(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < MaxChain; ++Depth) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = BT->getSubExpr();
-    else if (const auto *FE = dyn_cast<FullExpr>(Next))
-      Next = FE->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
-}
+/// \p E without parentheses, implicit casts, temporaries and cleanups (the
+/// short name of ASTHelpers' skipImplicitTemporaries in this file's chains).
+const Expr *bare(const Expr *E) { return skipImplicitTemporaries(E); }
 
 /// The parent of \p S above the implicit nodes and parentheses around it.
 const Stmt *semanticParent(const Stmt *S, const ParentMap &PM) {

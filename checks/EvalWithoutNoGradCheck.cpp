@@ -147,18 +147,6 @@ private:
   llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded;
 };
 
-/// The names of the variables a body declares (its lambdas' included).
-/// A boolean option's value as clang-tidy's own options read it; none when it
-/// is not one.
-std::optional<bool> parseBoolOption(StringRef Text) {
-  Text = Text.trim();
-  if (Text.equals_insensitive("true") || Text == "1")
-    return true;
-  if (Text.equals_insensitive("false") || Text == "0")
-    return false;
-  return std::nullopt;
-}
-
 /// True when \p D is storage of the function's own: a local variable that is
 /// not a parameter, a static, a reference, a pointer or a smart pointer.
 bool isOwnStorage(const ValueDecl *D) {
@@ -280,6 +268,7 @@ bool resultsStayIn(const FunctionDecl *FD) {
   return !Finder.Escapes;
 }
 
+/// The names of the variables a body declares (its lambdas' included).
 class NameCollector : public RecursiveASTVisitor<NameCollector> {
 public:
   explicit NameCollector(llvm::SmallVectorImpl<StringRef> &Names) : Names(Names) {}
@@ -300,16 +289,7 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
     : CoreCheck(Name, Context, std::move(Core)),
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
-      // As text: the clang-tidy executable does not export its bool option
-      // helpers to plugins (ModeRestoreCheck.h reads its options the same way).
-      SuggestInferenceMode([this] {
-        StringRef Text = Options.get("SuggestInferenceMode", "false");
-        if (std::optional<bool> Value = parseBoolOption(Text))
-          return *Value;
-        configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
-            << Text << (getID() + ".SuggestInferenceMode").str();
-        return false;
-      }()),
+      SuggestInferenceMode(boolOption("SuggestInferenceMode", false)),
       EvalNames(EvalFunctionPattern),
       CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {
   std::string Error;

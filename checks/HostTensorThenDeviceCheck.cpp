@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTensorThenDeviceCheck.h"
+#include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
@@ -31,22 +32,6 @@ namespace {
 /// setters; a longer chain is left alone.
 constexpr unsigned MaxChain = 32;
 
-const Expr *skipImplicit(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < MaxChain; ++Depth) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = BT->getSubExpr();
-    else if (const auto *FE = dyn_cast<FullExpr>(Next))
-      Next = FE->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
-}
-
 /// What a factory's options argument says of the device.
 enum class OptionsDevice { None, Some, Unknown };
 
@@ -61,7 +46,7 @@ bool setsNeitherDeviceNorPinning(llvm::StringRef Name) {
 /// user's, pinned memory (a staging buffer) are unknown.
 OptionsDevice optionsDevice(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < MaxChain; ++Depth) {
-    E = skipImplicit(E);
+    E = skipImplicitTemporaries(E);
     if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) { // `= {}`, `= at::kLong`
       E = Default->getExpr();
       continue;
@@ -110,7 +95,7 @@ bool isSimpleDeviceExpr(const Expr *Root) {
   while (!Work.empty()) {
     if (++Seen > MaxChain)
       return false;
-    const Expr *E = skipImplicit(Work.pop_back_val());
+    const Expr *E = skipImplicitTemporaries(Work.pop_back_val());
     if (isa<DeclRefExpr, IntegerLiteral, StringLiteral, CXXBoolLiteralExpr, CXXThisExpr,
             CXXDefaultArgExpr>(E))
       continue;
@@ -141,7 +126,7 @@ bool isEmptyDefaultOptions(const Expr *Arg) {
   const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg);
   if (!Default)
     return false;
-  const Expr *E = skipImplicit(Default->getExpr());
+  const Expr *E = skipImplicitTemporaries(Default->getExpr());
   if (const auto *IL = dyn_cast<InitListExpr>(E))
     return IL->getNumInits() == 0;
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
@@ -185,7 +170,7 @@ void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt
     } else if (MD->getName() != "cuda" || MC->getNumArgs() != 0) {
       return;
     }
-    M.Factory = dyn_cast<CallExpr>(skipImplicit(MC->getImplicitObjectArgument()));
+    M.Factory = dyn_cast<CallExpr>(skipImplicitTemporaries(MC->getImplicitObjectArgument()));
     std::optional<unsigned> Options = sizedFactoryOptionsParam(M.Factory);
     if (!Options || *Options >= M.Factory->getNumArgs() ||
         optionsDevice(M.Factory->getArg(*Options)) != OptionsDevice::None)

@@ -307,9 +307,7 @@ struct UnsynchronizedTimingCheck::Finding {
 UnsynchronizedTimingCheck::UnsynchronizedTimingCheck(StringRef Name, ClangTidyContext *Context,
                                                      std::shared_ptr<AnalysisCore> Core)
     : CoreCheck(Name, Context, std::move(Core)),
-      // The string accessors: the bool template is not exported by clang-tidy.
-      RuntimeDevice(!llvm::is_contained({"false", "False", "0"},
-                                        Options.get("RuntimeDevice", "true"))) {}
+      RuntimeDevice(boolOption("RuntimeDevice", true)) {}
 
 void UnsynchronizedTimingCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "RuntimeDevice", RuntimeDevice ? "true" : "false");

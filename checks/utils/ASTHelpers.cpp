@@ -63,4 +63,21 @@ std::string indentationAt(SourceLocation Loc, const SourceManager &SM) {
   return Line.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
 }
 
+const Expr *skipImplicitTemporaries(const Expr *E) {
+  // Real code has a few such nodes in a row; 32 bounds a generated one.
+  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = BT->getSubExpr();
+    else if (const auto *FE = dyn_cast<FullExpr>(Next))
+      Next = FE->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
 } // namespace clang::tidy::torch_check

@@ -29,6 +29,10 @@ const Stmt *enclosingLoop(const Stmt *S, const ParentMap &PM, const Stmt *StopAt
 /// The body statement of a loop statement.
 const Stmt *loopBody(const Stmt *Loop);
 
+/// \p E without parentheses, implicit casts, temporaries and cleanups
+/// (a bounded number of them; a longer chain is returned as it stands).
+const Expr *skipImplicitTemporaries(const Expr *E);
+
 /// The leading whitespace of the line that holds \p Loc (its expansion).
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM);
 

@@ -68,6 +68,22 @@ public:
 
 protected:
   AnalysisCore &core() const { return *Core; }
+  /// The check's boolean option \p Key, read as text (the clang-tidy
+  /// executable does not export its bool option helpers to plugins) the way
+  /// clang-tidy reads its own: true/false in any case, 1/0. A bad value gets
+  /// clang-tidy's configuration diagnostic, as its own options do, and
+  /// \p Default. Stored back as "true"/"false".
+  bool boolOption(llvm::StringRef Key, bool Default) {
+    llvm::StringRef Text = Options.get(Key, Default ? "true" : "false");
+    llvm::StringRef Trimmed = Text.trim();
+    if (Trimmed.equals_insensitive("true") || Trimmed == "1")
+      return true;
+    if (Trimmed.equals_insensitive("false") || Trimmed == "0")
+      return false;
+    configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+        << Text << (getID() + "." + Key).str();
+    return Default;
+  }
   /// What the check reports once the whole translation unit was seen (its
   /// last questions to the core and the linked summaries); it also resets
   /// the check's per-unit state.

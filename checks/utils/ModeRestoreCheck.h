@@ -32,33 +32,10 @@ public:
     Options.store(Opts, "CheckExceptionSafety", CheckExceptionSafety ? "true" : "false");
   }
 
-  /// A boolean option's value as clang-tidy's own options read it; none when
-  /// it is not one.
-  static std::optional<bool> parseBool(llvm::StringRef Text) {
-    Text = Text.trim();
-    if (Text.equals_insensitive("true") || Text == "1")
-      return true;
-    if (Text.equals_insensitive("false") || Text == "0")
-      return false;
-    return std::nullopt;
-  }
-
 protected:
   /// Report a path that leaves the function by an exception with the mode
   /// still switched (option CheckExceptionSafety, default true).
   const bool CheckExceptionSafety;
-
-private:
-  /// The check's option \p Key; a bad value gets clang-tidy's configuration
-  /// diagnostic, as its own boolean options do, and \p Default.
-  bool boolOption(llvm::StringRef Key, bool Default) {
-    llvm::StringRef Text = Options.get(Key, Default ? "true" : "false");
-    if (std::optional<bool> Value = parseBool(Text))
-      return *Value;
-    configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
-        << Text << (getID() + "." + Key).str();
-    return Default;
-  }
 };
 
 } // namespace clang::tidy::torch_check

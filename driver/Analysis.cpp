@@ -215,13 +215,32 @@ private:
 
 llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   AnalysisPlan P;
-  auto DbPath = findCompileDatabase(Opt.BuildDir);
-  if (!DbPath)
-    return DbPath.takeError();
-  auto Db = loadCompileDatabase(*DbPath);
-  if (!Db)
-    return Db.takeError();
-  P.Db = std::move(*Db);
+  // Every database named (one search when none is), read into one union.
+  std::vector<std::string> Dirs = Opt.BuildDirs;
+  if (Dirs.empty())
+    Dirs.push_back("");
+  llvm::StringSet<> Files;
+  for (const std::string &Dir : Dirs) {
+    auto DbPath = findCompileDatabase(Dir);
+    if (!DbPath)
+      return DbPath.takeError();
+    auto Db = loadCompileDatabase(*DbPath);
+    if (!Db)
+      return Db.takeError();
+    if (llvm::is_contained(P.Databases, Db->Path))
+      continue;
+    P.Databases.push_back(Db->Path);
+    if (P.Databases.size() == 1) {
+      P.Db = std::move(*Db);
+      for (const CompileCommand &C : P.Db.Commands)
+        Files.insert(C.File);
+      continue;
+    }
+    for (CompileCommand &C : Db->Commands)
+      if (Files.insert(C.File).second)
+        P.Db.Commands.push_back(std::move(C));
+  }
+  const std::string DbNames = llvm::join(P.Databases, ", ");
   std::vector<std::string> Filters;
   for (const std::string &Path : Opt.Paths) {
     if (!llvm::sys::fs::exists(Path))
@@ -278,16 +297,19 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
       Selected.push_back(&C);
   }
   if (Selected.empty() && !Filters.empty())
-    return error("no translation unit of " + P.Db.Path + " is under " + llvm::join(Opt.Paths, ", "));
+    return error("no translation unit of " + DbNames + " is under " + llvm::join(Opt.Paths, ", "));
   for (const CompileCommand *C : Selected)
     if (!llvm::sys::fs::exists(C->File))
-      return error(C->File + ": no such file (listed in " + P.Db.Path + ")");
+      return error(C->File + ": no such file (listed in " + C->Database + "/compile_commands.json)");
   P.Selected = Selected.size();
 
   // The prefilter, and the diff's selection.
   IncludeScanner Scanner;
   for (const CompileCommand *C : Selected) {
     IncludeScan Scan = Scanner.scan(*C);
+    P.Reached.insert(canonical(C->File));
+    for (const std::string &F : Scan.ProjectFiles)
+      P.Reached.insert(canonical(F));
     if (P.Changed) {
       bool Touched = false;
       for (const std::string &F : Scan.ProjectFiles)
@@ -436,7 +458,11 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
               Run.NoPchReasons[I] = "the precompiled header did not build: " + B.Error;
             }
           }
-          TidyResult R = runClangTidy(Opt.Tidy, Units[I].File, Extras);
+          // Each unit with its own database (-p), when several are read.
+          TidyOptions Tidy = Opt.Tidy;
+          if (!Units[I].Database.empty())
+            Tidy.BuildDir = Units[I].Database;
+          TidyResult R = runClangTidy(Tidy, Units[I].File, Extras);
           if (!Extras.Pch.empty()) {
             ++PchRuns;
             if (pchRunFailed(R)) {
@@ -450,11 +476,11 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
               ++PchFallbacks;
               Extras.Pch.clear();
               PchFiles.clear();
-              R = runClangTidy(Opt.Tidy, Units[I].File, Extras);
+              R = runClangTidy(Tidy, Units[I].File, Extras);
             }
           }
           if (crashed(R))
-            R = isolateCrashes(Opt.Tidy, Units[I].File, Extras, std::move(R), crashReportDir(P));
+            R = isolateCrashes(Tidy, Units[I].File, Extras, std::move(R), crashReportDir(P));
           // A result without a crashed check's findings is not cached: the
           // next run reports the crash again instead of a quietly shorter list.
           if (Opt.UseCache && !R.Failed && R.Crashes.empty()) {

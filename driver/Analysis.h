@@ -42,7 +42,10 @@ namespace libtorch_tidy {
 /// What a subcommand asks of the analysis (its command line, resolved).
 struct AnalysisOptions {
   std::string Cwd;      // reports and messages are relative to it
-  std::string BuildDir; // empty: search (CompileDatabase.h)
+  // Build directories or compile_commands.json files; empty: search
+  // (CompileDatabase.h). Several: one analysis over the union of their units
+  // (a file listed twice: the first database's command).
+  std::vector<std::string> BuildDirs;
   std::vector<std::string> Paths;
   unsigned Jobs = 0; // 0: all cores
   bool All = false;  // also units that include no LibTorch header
@@ -66,12 +69,16 @@ struct AnalysisOptions {
 /// The translation units to analyse and how.
 struct AnalysisPlan {
   AnalysisOptions Opt;
-  CompileDatabase Db;
+  CompileDatabase Db; // the union of the databases (Directory, Path: the first's)
+  std::vector<std::string> Databases; // every compile_commands.json read, absolute
   size_t Selected = 0; // units under the PATHs
   std::vector<CompileCommand> Units;
   std::vector<std::string> Keys; // cache keys of Units (when cached or sharded)
   size_t SkippedNoTorch = 0, SkippedNoChange = 0, OtherShards = 0;
   std::optional<ChangedLines> Changed;
+  // Canonical: every selected unit's file and the project headers it reaches
+  // (Prefilter.h), whether analysed or skipped: the files this plan speaks for.
+  llvm::StringSet<> Reached;
   std::optional<ShardSpec> Shard;
   std::optional<ShardInfo> ShardReport;
   std::string CacheDir;

@@ -27,7 +27,7 @@ llvm::Expected<AnalysisOptions> AnalysisFlags::options(const std::string &Cwd) c
     return Tidy.takeError();
   AnalysisOptions O;
   O.Cwd = Cwd;
-  O.BuildDir = BuildDir;
+  O.BuildDirs.assign(BuildDirs.begin(), BuildDirs.end());
   O.Paths.assign(Paths.begin(), Paths.end());
   O.Jobs = Jobs;
   O.All = All;

@@ -21,9 +21,10 @@ llvm::cl::OptionCategory &driverCategory();
 /// Constructed inside a subcommand's run function (its options exist only
 /// while it runs).
 struct AnalysisFlags {
-  llvm::cl::opt<std::string> BuildDir{
-      "p", llvm::cl::desc("Build directory holding compile_commands.json (default: ., ./build or a parent "
-                          "directory)"),
+  llvm::cl::list<std::string> BuildDirs{
+      "p", llvm::cl::desc("Build directory holding compile_commands.json, or the file itself (default: ., "
+                          "./build or a parent directory); repeatable: one analysis over the union of "
+                          "several builds (a repository with one build per sub-project)"),
       llvm::cl::value_desc("dir"), llvm::cl::cat(driverCategory())};
   llvm::cl::list<std::string> Paths{llvm::cl::Positional, llvm::cl::desc("[PATH...]"),
                                     llvm::cl::cat(driverCategory())};

@@ -59,7 +59,8 @@ const char Overview[] =
     "findings. PATHs (files or directories) restrict the analysis to the translation units\n"
     "under them. Exit status: 0 no findings, 1 findings, 2 usage or environment error or a\n"
     "translation unit not analysed, 4 a check crashed on some translation unit (the other\n"
-    "checks' findings are reported, and the crash report named).\n";
+    "checks' findings are reported, and the crash report named), 5 findings and some\n"
+    "translation units not analysed.\n";
 
 /// The default command's options besides the analysis's (AnalysisFlags.h).
 struct Options : AnalysisFlags {
@@ -139,10 +140,14 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     std::string Docs = findDocsDir();
     if (Docs.empty())
       return fail("the check docs are not installed beside " + selfPath());
+    // The check's id, with or without its torch- prefix.
+    std::string Id = Opt.Explain;
+    if (!llvm::StringRef(Id).starts_with("torch-"))
+      Id = "torch-" + Id;
     llvm::SmallString<256> Page(Docs);
-    llvm::sys::path::append(Page, "checks", Opt.Explain + ".md");
+    llvm::sys::path::append(Page, "checks", Id + ".md");
     auto Buf = llvm::MemoryBuffer::getFile(Page);
-    if (!Buf || !llvm::StringRef(Opt.Explain).starts_with("torch-"))
+    if (!Buf || llvm::StringRef(Id).contains('/') || llvm::StringRef(Id).contains('.'))
       return fail("no check named '" + Opt.Explain + "' (see --list-checks)");
     llvm::outs() << (*Buf)->getBuffer();
     return ExitClean;
@@ -300,9 +305,14 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
   }
 
   const std::vector<UnitFailure> &Failures = Model.Failures;
-  if (!Failures.empty())
-    return fail(countOf(Failures.size(), "translation unit") + " could not be analysed (" +
-                (Failures.size() == 1 ? Failures.front().File : std::string("listed above")) + ")");
+  if (!Failures.empty()) {
+    std::string Line = countOf(Failures.size(), "translation unit") + " could not be analysed (" +
+                       (Failures.size() == 1 ? Failures.front().File : std::string("listed above")) + ")";
+    if (Findings.empty() || !Opt.WriteBaseline.empty())
+      return fail(Line);
+    fail(Line + "; " + countOf(Findings.size(), "finding") + " reported in the others");
+    return ExitFindingsIncomplete;
+  }
   if (!Model.Crashes.empty()) {
     fail(crashedChecksLine(Model));
     return ExitCheckCrashed;

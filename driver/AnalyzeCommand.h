@@ -2,6 +2,8 @@
 #ifndef LIBTORCH_TIDY_DRIVER_ANALYZECOMMAND_H
 #define LIBTORCH_TIDY_DRIVER_ANALYZECOMMAND_H
 
+#include <string>
+
 namespace libtorch_tidy {
 
 /// Exit codes of every subcommand.
@@ -13,10 +15,17 @@ enum ExitCode {
   // Every unit was analysed, but a check crashed on some: the other checks'
   // findings are reported, that check's there are missing (CrashIsolation.h).
   ExitCheckCrashed = 4,
+  // Findings were reported and some units could not be analysed (they may
+  // hold more): both at once, so that neither hides the other.
+  ExitFindingsIncomplete = 5,
 };
 
 /// The default command: analyse a project. argv[0] is the program name.
 int runAnalyzeCommand(int Argc, const char **Argv);
+
+/// Every subcommand with one line each (Main.cpp's table), ending every
+/// command's --help.
+const std::string &subcommandsHelp();
 
 } // namespace libtorch_tidy
 

@@ -105,6 +105,7 @@ llvm::Expected<CompileDatabase> loadCompileDatabase(llvm::StringRef JsonPath) {
     if (!Directory || !File)
       return Fail("entry " + llvm::Twine(Index) + " lacks \"directory\" or \"file\"");
     CompileCommand C;
+    C.Database = Db.Directory;
     C.Directory = absolute(*Directory, Db.Directory);
     C.File = absolute(*File, C.Directory);
     if (const llvm::json::Array *Args = O->getArray("arguments")) {

@@ -14,6 +14,7 @@ struct CompileCommand {
   std::string File;                   // absolute, normalized
   std::string Directory;              // absolute
   std::vector<std::string> Arguments; // argv, the compiler first
+  std::string Database;               // the directory of the compile_commands.json listing it
 };
 
 struct CompileDatabase {

@@ -268,7 +268,8 @@ int runMergeCommand(int Argc, const char **Argv) {
     if (A == "--help" || A == "-help" || A == "-h") {
       llvm::outs() << "USAGE: libtorch-tidy merge [--format=json|sarif|text|github|gitlab] "
                       "[-o FILE] REPORT...\n\nMerges the JSON or SARIF reports of the shards of "
-                      "one analysis (--shard I/N) into the report of an unsharded run.\n";
+                      "one analysis (--shard I/N) into the report of an unsharded run.\n"
+                   << subcommandsHelp();
       return ExitClean;
     }
     if (Value("--format", FormatName) || Value("--output", Output))

@@ -50,7 +50,9 @@ const char Overview[] =
     "inline comment with its fix-it as a suggestion: a GitHub pull-request review or GitLab\n"
     "merge-request discussions. The platform, token, repository, request number and API URL\n"
     "come from the CI environment (GITHUB_*, CI_*) or the flags. Exit status: 0 no findings,\n"
-    "1 findings, 2 usage or environment error, 3 the platform's API refused or was unreachable.\n";
+    "1 findings, 2 usage or environment error or a translation unit not analysed, 3 the\n"
+    "platform's API refused or was unreachable, 4 a check crashed, 5 findings and some\n"
+    "translation units not analysed.\n";
 
 struct ReviewOptions : AnalysisFlags {
   cl::opt<std::string> Platform{"platform",
@@ -90,7 +92,16 @@ struct ReviewOptions : AnalysisFlags {
                                   cl::value_desc("file"), cl::cat(driverCategory())};
 };
 
-const char ReviewMarker[] = "<!-- libtorch-tidy review -->";
+/// The summary's marker names the builds it speaks for: in a repository
+/// with one build per sub-project, each build's review keeps its own summary.
+std::string summaryMarker(llvm::StringRef Builds) {
+  return ("<!-- libtorch-tidy review: " + Builds + " -->").str();
+}
+/// The body of a GitHub review that only carries new comments (the summary
+/// is the earlier review's, edited).
+std::string commentsMarker(llvm::StringRef Builds) {
+  return ("<!-- libtorch-tidy comments: " + Builds + " -->").str();
+}
 
 std::string marker(llvm::StringRef Key, bool Resolved = false) {
   return ("<!-- libtorch-tidy: " + Key + (Resolved ? " resolved" : "") + " -->").str();
@@ -122,6 +133,14 @@ struct Review {
   std::string Body;
   std::vector<Comment> Comments;
   int Exit = ExitClean; // the analysis's
+  // The builds analysed (their directories relative to the repository), the
+  // summary's identity.
+  std::string Builds;
+  // The files the analysis spoke for (relative to the repository): only an
+  // earlier comment on one of them may be resolved. None: every file (a
+  // review file of an earlier version).
+  std::optional<std::vector<std::string>> Scope;
+  bool inScope(llvm::StringRef Path) const { return !Scope || llvm::is_contained(*Scope, Path); }
 };
 
 json::Value toJson(const Review &R) {
@@ -135,7 +154,8 @@ json::Value toJson(const Review &R) {
   return json::Object{{"libtorch_tidy_review", 1}, {"platform", R.Platform}, {"api", R.Api},
                       {"repo", R.Repo},           {"number", R.Number},     {"commit", R.Commit},
                       {"body", R.Body},           {"comments", std::move(Comments)},
-                      {"exit", R.Exit}};
+                      {"exit", R.Exit},           {"builds", R.Builds},
+                      {"scope", R.Scope ? json::Value(json::Array(*R.Scope)) : json::Value(nullptr)}};
 }
 
 bool fromJSON(const json::Value &V, Comment &C, json::Path P) {
@@ -150,7 +170,7 @@ bool fromJSON(const json::Value &V, Review &R, json::Path P) {
   return O && O.map("libtorch_tidy_review", Version) && Version == 1 && O.map("platform", R.Platform) &&
          O.map("api", R.Api) && O.map("repo", R.Repo) && O.map("number", R.Number) &&
          O.map("commit", R.Commit) && O.map("body", R.Body) && O.map("comments", R.Comments) &&
-         O.map("exit", R.Exit);
+         O.map("exit", R.Exit) && O.mapOptional("builds", R.Builds) && O.mapOptional("scope", R.Scope);
 }
 
 // ---- From findings to comments ----------------------------------------------
@@ -232,9 +252,10 @@ std::string findingText(const Finding &F, llvm::StringRef Root) {
 }
 
 Review buildReview(const std::string &Platform, const FindingsModel &M, const ChangedLines &Changed,
-                   unsigned Cap) {
+                   unsigned Cap, const std::string &Builds) {
   Review R;
   R.Platform = Platform;
+  R.Builds = Builds;
   llvm::StringRef Root = Changed.TopLevel;
   std::vector<std::string> Elsewhere; // not inline: outside the changed lines, or over the cap
   size_t OutsideLines = 0, OverCap = 0;
@@ -271,7 +292,7 @@ Review buildReview(const std::string &Platform, const FindingsModel &M, const Ch
     C.Body += "\n\n" + marker(C.Key);
     R.Comments.push_back(std::move(C));
   }
-  std::string Body = std::string(ReviewMarker) + "\n**libtorch-tidy**: ";
+  std::string Body = summaryMarker(Builds) + "\n**libtorch-tidy** (`" + Builds + "`): ";
   if (M.Findings.empty())
     Body += "no findings in this change.";
   else
@@ -433,6 +454,8 @@ std::string resolvedBody(llvm::StringRef Old, llvm::StringRef Key, llvm::StringR
 
 struct PostCounts {
   size_t Posted = 0, Updated = 0, Resolved = 0, Kept = 0;
+  size_t OutOfScope = 0; // earlier comments on files this run did not analyse, left as they are
+  bool SummaryEdited = false;
 };
 
 std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, PostCounts &Counts) {
@@ -443,6 +466,7 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
     int64_t Id;
     std::string Body;
     bool Resolved;
+    std::string Path;
   };
   std::map<std::string, Earlier> Before;
   auto Comments = C.list(Pull + "/comments");
@@ -452,17 +476,22 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
     if (const json::Object *O = V.getAsObject()) {
       std::string Body = stringAt(*O, "body");
       if (auto M = markerOf(Body))
-        Before[M->first] = {O->getInteger("id").value_or(0), Body, M->second};
+        Before[M->first] = {O->getInteger("id").value_or(0), Body, M->second, stringAt(*O, "path")};
     }
-  std::string LastBody;
+  // The summary of these builds: the latest review that carries it.
+  std::optional<int64_t> SummaryId;
+  std::string SummaryBody;
   auto Reviews = C.list(Pull + "/reviews");
   if (!Reviews)
     return C.Error;
+  const std::string Marker = summaryMarker(R.Builds);
   for (const json::Value &V : *Reviews)
     if (const json::Object *O = V.getAsObject()) {
       std::string Body = stringAt(*O, "body");
-      if (llvm::StringRef(Body).contains(ReviewMarker))
-        LastBody = Body;
+      if (llvm::StringRef(Body).contains(Marker)) {
+        SummaryId = O->getInteger("id");
+        SummaryBody = Body;
+      }
     }
 
   // New comments in one review: created whole or not at all.
@@ -479,11 +508,23 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
     }
     New.push_back(std::move(O));
   }
-  if (!New.empty() || R.Body != LastBody) {
+  // The first review carries the summary; a later one only new comments
+  // (a review is the one way to post several at once), and the summary is
+  // edited in place.
+  if (!SummaryId || !New.empty()) {
     Counts.Posted = New.size();
+    std::string Body = SummaryId ? commentsMarker(R.Builds) + "\n**libtorch-tidy** (`" + R.Builds + "`): " +
+                                       countOf(Counts.Posted, "new comment") + " at " + R.Commit +
+                                       " (the summary above is kept up to date)."
+                                 : R.Body;
     if (!C.call("POST", Pull + "/reviews",
-                json::Object{{"commit_id", R.Commit}, {"event", "COMMENT"}, {"body", R.Body}, {"comments", std::move(New)}}))
+                json::Object{{"commit_id", R.Commit}, {"event", "COMMENT"}, {"body", Body}, {"comments", std::move(New)}}))
       return C.Error;
+  }
+  if (SummaryId && SummaryBody != R.Body) {
+    if (!C.call("PUT", Pull + "/reviews/" + std::to_string(*SummaryId), json::Object{{"body", R.Body}}))
+      return C.Error;
+    Counts.SummaryEdited = true;
   }
   // Earlier comments: updated in place, or resolved.
   for (const Comment &Cm : R.Comments) {
@@ -502,6 +543,10 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
   for (const auto &[Key, E] : Before) {
     if (Current.count(Key) || E.Resolved)
       continue;
+    if (!R.inScope(E.Path)) {
+      ++Counts.OutOfScope;
+      continue;
+    }
     if (!C.call("PATCH", "/repos/" + R.Repo + "/pulls/comments/" + std::to_string(E.Id),
                 json::Object{{"body", resolvedBody(E.Body, Key, R.Commit)}}))
       return C.Error;
@@ -535,6 +580,7 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
     int64_t Note;
     std::string Body;
     bool Resolved;
+    std::string Path;
   };
   std::map<std::string, Earlier> Before;
   std::optional<int64_t> SummaryNote;
@@ -549,10 +595,12 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
       continue;
     const json::Object &First = *(*Notes)[0].getAsObject();
     std::string Body = stringAt(First, "body");
+    const json::Object *Position = First.getObject("position");
     if (auto M = markerOf(Body))
       Before[M->first] = {stringAt(*D, "id"), First.getInteger("id").value_or(0), Body,
-                          First.getBoolean("resolved").value_or(false)};
-    else if (llvm::StringRef(Body).contains(ReviewMarker)) {
+                          First.getBoolean("resolved").value_or(false),
+                          Position ? stringAt(*Position, "new_path") : std::string()};
+    else if (llvm::StringRef(Body).contains(summaryMarker(R.Builds))) {
       SummaryNote = First.getInteger("id");
       SummaryBody = Body;
     }
@@ -587,6 +635,10 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
   for (const auto &[Key, E] : Before) {
     if (Current.count(Key) || E.Resolved)
       continue;
+    if (!R.inScope(E.Path)) {
+      ++Counts.OutOfScope;
+      continue;
+    }
     if (!C.call("PUT", Mr + "/discussions/" + E.Discussion + "?resolved=true"))
       return C.Error;
     ++Counts.Resolved;
@@ -597,6 +649,7 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
   } else if (SummaryBody != R.Body) {
     if (!C.call("PUT", Mr + "/notes/" + std::to_string(*SummaryNote), json::Object{{"body", R.Body}}))
       return C.Error;
+    Counts.SummaryEdited = true;
   }
   return std::nullopt;
 }
@@ -672,7 +725,11 @@ int post(const Review &R, const std::string &TokenVar, bool Quiet) {
   if (!Quiet)
     llvm::errs() << "libtorch-tidy: review of " << R.Repo << (R.Platform == "github" ? "#" : "!") << R.Number
                  << ": " << countOf(Counts.Posted, "new comment") << ", " << Counts.Updated << " updated, "
-                 << Counts.Kept << " unchanged, " << Counts.Resolved << " resolved\n";
+                 << Counts.Kept << " unchanged, " << Counts.Resolved << " resolved"
+                 << (Counts.OutOfScope ? ", " + std::to_string(Counts.OutOfScope) +
+                                             " on files outside this analysis left as they are"
+                                       : std::string())
+                 << (Counts.SummaryEdited ? "; summary edited" : "") << "\n";
   return R.Exit;
 }
 
@@ -786,12 +843,23 @@ int runReviewCommand(int Argc, const char **Argv) {
     printSummary(*Plan, Run, Model, llvm::errs());
 
   std::string Platform = R.Platform;
-  Review Built = buildReview(Platform, Model, *Plan->Changed, Opt.MaxComments);
+  // The builds (their directories relative to the repository) name the
+  // summary; the files their units reach are those whose earlier comments
+  // this run may resolve.
+  const std::string &Top = Plan->Changed->TopLevel;
+  std::vector<std::string> BuildNames;
+  for (const std::string &Db : Plan->Databases)
+    BuildNames.push_back(relativeTo(canonicalPath(llvm::sys::path::parent_path(Db)), Top));
+  Review Built = buildReview(Platform, Model, *Plan->Changed, Opt.MaxComments, llvm::join(BuildNames, ", "));
+  Built.Scope.emplace();
+  for (const auto &F : Plan->Reached)
+    Built.Scope->push_back(relativeTo(F.getKey(), Top));
+  llvm::sort(*Built.Scope);
   Built.Api = R.Api;
   Built.Repo = R.Repo;
   Built.Number = R.Number;
   Built.Commit = R.Commit;
-  Built.Exit = !Model.Failures.empty()  ? ExitError
+  Built.Exit = !Model.Failures.empty()  ? (Model.Findings.empty() ? ExitError : ExitFindingsIncomplete)
                : !Model.Crashes.empty() ? ExitCheckCrashed
                : Model.Findings.empty() ? ExitClean
                                         : ExitFindings;

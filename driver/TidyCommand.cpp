@@ -211,7 +211,7 @@ int runTidyCommand(int Argc, const char **Argv) {
     else if (A == "--no-pch")
       UsePch = false;
     else if (A == "--help" || A == "-help") {
-      llvm::outs() << Usage << "\n";
+      llvm::outs() << Usage << "\n" << subcommandsHelp();
       return ExitClean;
     } else
       TidyArgs.push_back(A.str());

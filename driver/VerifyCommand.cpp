@@ -12,6 +12,8 @@
 
 namespace libtorch_tidy {
 
+void hideVerifySubcommand() { verify::Command.hide(); }
+
 int runVerifyCommand(int Argc, const char **Argv) {
   // Parse as "libtorch-tidy verify ARGS" so the options of the verify
   // subcommand (and only those) apply.

@@ -12,6 +12,8 @@
 namespace libtorch_tidy {
 /// Argv[0] is "verify".
 int runVerifyCommand(int Argc, const char **Argv);
+/// Unregisters verify's LLVM subcommand (before another command parses).
+void hideVerifySubcommand();
 } // namespace libtorch_tidy
 
 #endif

@@ -35,7 +35,7 @@ namespace path = llvm::sys::path;
 
 namespace libtorch_tidy::verify {
 
-cl::SubCommand Command("verify",
+VerifySubCommand Command("verify",
                        "Prove the memory fix-its on a program: fix a copy, run both, compare "
                        "memory per iteration");
 

@@ -38,8 +38,15 @@ struct Toolchain {
   std::string TorchLinkFlags;   ///< -L, -rpath and -l flags of LibTorch
 };
 
-/// The `verify` subcommand; its options are registered under it.
-extern llvm::cl::SubCommand Command;
+/// The `verify` subcommand; its options are registered under it. The other
+/// commands unregister it (hide) before they parse: their --help lists the
+/// subcommands itself, and an argument spelled `verify` is theirs.
+class VerifySubCommand : public llvm::cl::SubCommand {
+public:
+  using llvm::cl::SubCommand::SubCommand;
+  void hide() { unregisterSubCommand(); }
+};
+extern VerifySubCommand Command;
 
 /// Runs `verify` after the command line was parsed; the tools are found beside
 /// the running command. \p ProgramArgs (what follows `--`) are given to the

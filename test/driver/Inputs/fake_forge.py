@@ -103,6 +103,15 @@ class Handler(BaseHTTPRequestHandler):
                 c = dict(c, id=new_id(), commit_id=body["commit_id"], pull_request_review_id=review["id"])
                 state["gh_comments"].append(c)
             return self.answer(200, review)
+        m = re.fullmatch(r"/repos/([^/]+/[^/]+)/pulls/(\d+)/reviews/(\d+)", path)
+        if m and method == "PUT":
+            for r in state["gh_reviews"]:
+                if r["id"] == int(m.group(3)):
+                    if "body" not in body:
+                        return self.answer(422, {"message": "missing body"})
+                    r["body"] = body["body"]
+                    return self.answer(200, r)
+            return self.answer(404, {"message": "Not Found"})
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)/pulls/comments/(\d+)", path)
         if m and method == "PATCH":
             for c in state["gh_comments"]:

@@ -4,6 +4,7 @@
   show_forge.py STATE requests [last]
                                  every request (of the last run): METHOD PATH, then its JSON body
                                  (a review's comments one per line)
+  show_forge.py STATE reviews    the GitHub reviews' bodies now on the request
   show_forge.py STATE comments   the comments now on the request: GitHub review
                                  comments, GitLab discussions (resolved or not)
 Strings are printed JSON-escaped, so a body is one line. The commit HEAD of
@@ -46,6 +47,9 @@ if what == "requests":
                 print("  comment " + json.dumps(c, sort_keys=True))
         else:
             print("  body " + json.dumps(body, sort_keys=True))
+elif what == "reviews":
+    for r in state["gh_reviews"]:
+        print("review %s" % json.dumps(r["body"]))
 elif what == "comments":
     for c in state["gh_comments"]:
         print("github %s:%s %s" % (c["path"], c["line"], json.dumps(c["body"])))

@@ -36,6 +36,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/xxhash.h"
 #include <set>
 
 namespace libtorch_tidy {
@@ -103,22 +104,47 @@ std::string commentsMarker(llvm::StringRef Builds) {
   return ("<!-- libtorch-tidy comments: " + Builds + " -->").str();
 }
 
-std::string marker(llvm::StringRef Key, bool Resolved = false) {
-  return ("<!-- libtorch-tidy: " + Key + (Resolved ? " resolved" : "") + " -->").str();
+/// A comment's hidden marker: the finding's fingerprint and its anchor (a
+/// hash of the numbers and the text of the lines the comment is on at the
+/// commit it was posted on).
+std::string marker(llvm::StringRef Key, llvm::StringRef Anchor, bool Resolved = false) {
+  return ("<!-- libtorch-tidy: " + Key + (Anchor.empty() ? "" : " at " + Anchor) + (Resolved ? " resolved" : "") +
+          " -->")
+      .str();
 }
 
-/// The key in a comment's marker, and whether it is marked resolved.
-std::optional<std::pair<std::string, bool>> markerOf(llvm::StringRef Body) {
-  llvm::SmallVector<llvm::StringRef, 3> M;
-  if (!llvm::Regex("<!-- libtorch-tidy: ([0-9a-f]+)( resolved)? -->").match(Body, &M))
+struct Marker {
+  std::string Key, Anchor; // Anchor empty: written by an earlier version
+  bool Resolved = false;
+};
+std::optional<Marker> markerOf(llvm::StringRef Body) {
+  llvm::SmallVector<llvm::StringRef, 5> M;
+  if (!llvm::Regex("<!-- libtorch-tidy: ([0-9a-f]+)( at ([0-9a-f]+))?( resolved)? -->").match(Body, &M))
     return std::nullopt;
-  return std::make_pair(M[1].str(), !M[2].empty());
+  return Marker{M[1].str(), M[3].str(), !M[4].empty()};
+}
+
+/// The anchor of a comment on lines [First, Last] of \p Text.
+std::string anchorOf(llvm::StringRef Text, unsigned First, unsigned Last) {
+  size_t Begin = 0;
+  for (unsigned L = 1; L < First && Begin != llvm::StringRef::npos; ++L)
+    Begin = Text.find('\n', Begin) + 1;
+  size_t End = Begin;
+  for (unsigned L = First; L <= Last && End < Text.size(); ++L) {
+    size_t NL = Text.find('\n', End);
+    End = NL == llvm::StringRef::npos ? Text.size() : NL + 1;
+  }
+  llvm::StringRef Lines = Begin < Text.size() ? Text.slice(Begin, End) : "";
+  return llvm::utohexstr(
+      llvm::xxh3_64bits(std::to_string(First) + "-" + std::to_string(Last) + "\n" + Lines.str()),
+      /*LowerCase=*/true);
 }
 
 // ---- The review, as posted or written --------------------------------------
 
 struct Comment {
   std::string Key;  // the finding's fingerprint
+  std::string Anchor; // the text of the lines it is on (anchorOf)
   std::string Path; // relative to the repository, '/' separators
   int Line = 0;
   int StartLine = 0; // GitHub: first line of a multi-line comment (0: one line)
@@ -147,6 +173,7 @@ json::Value toJson(const Review &R) {
   json::Array Comments;
   for (const Comment &C : R.Comments)
     Comments.push_back(json::Object{{"key", C.Key},
+                                    {"anchor", C.Anchor},
                                     {"path", C.Path},
                                     {"line", C.Line},
                                     {"start_line", C.StartLine},
@@ -160,7 +187,8 @@ json::Value toJson(const Review &R) {
 
 bool fromJSON(const json::Value &V, Comment &C, json::Path P) {
   json::ObjectMapper O(V, P);
-  return O && O.map("key", C.Key) && O.map("path", C.Path) && O.map("line", C.Line) &&
+  return O && O.map("key", C.Key) && O.mapOptional("anchor", C.Anchor) && O.map("path", C.Path) &&
+         O.map("line", C.Line) &&
          O.map("start_line", C.StartLine) && O.map("body", C.Body);
 }
 
@@ -278,7 +306,10 @@ Review buildReview(const std::string &Platform, const FindingsModel &M, const Ch
     C.Path = Path;
     C.Line = int(F.Loc.Line);
     C.Body = findingText(F, Root);
+    unsigned First = F.Loc.Line, Last = F.Loc.Line; // the lines the comment is on
     if (auto S = suggestionFor(F, *M.Sources, Changed, Canonical)) {
+      First = S->First;
+      Last = S->Last;
       if (Platform == "github") {
         C.Line = int(S->Last);
         C.StartLine = S->First < S->Last ? int(S->First) : 0;
@@ -289,7 +320,9 @@ Review buildReview(const std::string &Platform, const FindingsModel &M, const Ch
                       .str();
       }
     }
-    C.Body += "\n\n" + marker(C.Key);
+    if (const llvm::MemoryBuffer *Buf = M.Sources->get(F.Loc.File))
+      C.Anchor = anchorOf(Buf->getBuffer(), First, Last);
+    C.Body += "\n\n" + marker(C.Key, C.Anchor);
     R.Comments.push_back(std::move(C));
   }
   std::string Body = summaryMarker(Builds) + "\n**libtorch-tidy** (`" + Builds + "`): ";
@@ -443,32 +476,91 @@ std::string stringAt(const json::Object &O, llvm::StringRef Key) {
   return S ? S->str() : std::string();
 }
 
-std::string resolvedBody(llvm::StringRef Old, llvm::StringRef Key, llvm::StringRef Commit) {
+/// The body of an earlier comment once resolved: its finding is gone, or
+/// its lines changed and it is reported again on the new ones (\p Moved).
+std::string resolvedBody(llvm::StringRef Old, const Marker &M, llvm::StringRef Commit, bool Moved) {
   // The earlier text without its marker and without its suggestion (a
   // resolved comment offers nothing to apply).
   llvm::StringRef Before = Old.split("<!-- libtorch-tidy:").first.split("\n\n```suggestion").first.rtrim();
-  return ("**Resolved**: no longer reported at " + Commit + ".\n\n<details><summary>Earlier</summary>\n\n" +
-          Before + "\n</details>\n\n" + marker(Key, true))
-      .str();
+  std::string Head = Moved ? "**Moved**: at " + Commit.str() +
+                                 " the finding's lines changed; it is reported again on its new lines."
+                           : "**Resolved**: no longer reported at " + Commit.str() + ".";
+  return Head + "\n\n<details><summary>Earlier</summary>\n\n" + Before.str() + "\n</details>\n\n" +
+         marker(M.Key, M.Anchor, true);
 }
 
 struct PostCounts {
   size_t Posted = 0, Updated = 0, Resolved = 0, Kept = 0;
+  size_t Moved = 0;      // of Resolved: reported again on new lines (also counted in Posted)
   size_t OutOfScope = 0; // earlier comments on files this run did not analyse, left as they are
   bool SummaryEdited = false;
 };
+
+/// An earlier comment of ours, as the platform lists it.
+struct Earlier {
+  Marker M;
+  std::string Body, Path;
+  bool Resolved = false; // GitHub: by its marker; GitLab: the discussion's state
+  int64_t Id = 0;        // GitHub: the comment; GitLab: the first note
+  std::string Discussion; // GitLab
+};
+
+/// What a run does with the earlier comments and its own.
+struct Reconciled {
+  std::vector<size_t> Post;                    // R.Comments to post
+  std::vector<std::pair<size_t, size_t>> Keep; // (earlier, comment) on the same lines: edited in place
+  std::vector<std::pair<size_t, bool>> Resolve; // (earlier, moved)
+  size_t OutOfScope = 0;
+};
+
+/// A comment stays where it is only while its finding is on the same lines
+/// with the same text (its anchor): a suggestion sized for other lines would
+/// duplicate or drop a line where it is applied, and the fingerprint alone
+/// (check, file, line text) may name a copy of the line elsewhere. When the
+/// lines moved or changed, the finding is posted anew on the head commit and
+/// the earlier comment resolved as moved. A comment whose finding is gone is
+/// resolved when the run's builds reach its file.
+Reconciled reconcile(const Review &R, const std::vector<Earlier> &Before) {
+  Reconciled Out;
+  std::vector<bool> Claimed(Before.size(), false);
+  std::set<std::string> Current;
+  for (size_t C = 0; C < R.Comments.size(); ++C) {
+    const Comment &Cm = R.Comments[C];
+    Current.insert(Cm.Key);
+    std::optional<size_t> Match;
+    for (size_t E = 0; E < Before.size(); ++E) {
+      const Earlier &B = Before[E];
+      if (Claimed[E] || B.M.Key != Cm.Key || (!B.M.Anchor.empty() && B.M.Anchor != Cm.Anchor))
+        continue;
+      if (!Match || (Before[*Match].Resolved && !B.Resolved))
+        Match = E;
+    }
+    if (Match) {
+      Claimed[*Match] = true;
+      Out.Keep.push_back({*Match, C});
+    } else {
+      Out.Post.push_back(C);
+    }
+  }
+  for (size_t E = 0; E < Before.size(); ++E) {
+    const Earlier &B = Before[E];
+    if (Claimed[E] || B.Resolved)
+      continue;
+    bool Moved = Current.count(B.M.Key) > 0;
+    if (!Moved && !R.inScope(B.Path)) {
+      ++Out.OutOfScope;
+      continue;
+    }
+    Out.Resolve.push_back({E, Moved});
+  }
+  return Out;
+}
 
 std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, PostCounts &Counts) {
   Client C(R, Token);
   std::string Pull = "/repos/" + R.Repo + "/pulls/" + std::to_string(R.Number);
   // Earlier comments and reviews of ours.
-  struct Earlier {
-    int64_t Id;
-    std::string Body;
-    bool Resolved;
-    std::string Path;
-  };
-  std::map<std::string, Earlier> Before;
+  std::vector<Earlier> Before;
   auto Comments = C.list(Pull + "/comments");
   if (!Comments)
     return C.Error;
@@ -476,7 +568,7 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
     if (const json::Object *O = V.getAsObject()) {
       std::string Body = stringAt(*O, "body");
       if (auto M = markerOf(Body))
-        Before[M->first] = {O->getInteger("id").value_or(0), Body, M->second, stringAt(*O, "path")};
+        Before.push_back({*M, Body, stringAt(*O, "path"), M->Resolved, O->getInteger("id").value_or(0), ""});
     }
   // The summary of these builds: the latest review that carries it.
   std::optional<int64_t> SummaryId;
@@ -493,14 +585,13 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
         SummaryBody = Body;
       }
     }
+  Reconciled Plan = reconcile(R, Before);
+  Counts.OutOfScope = Plan.OutOfScope;
 
   // New comments in one review: created whole or not at all.
   json::Array New;
-  std::set<std::string> Current;
-  for (const Comment &Cm : R.Comments) {
-    Current.insert(Cm.Key);
-    if (Before.count(Cm.Key))
-      continue;
+  for (size_t I : Plan.Post) {
+    const Comment &Cm = R.Comments[I];
     json::Object O{{"path", Cm.Path}, {"line", Cm.Line}, {"side", "RIGHT"}, {"body", Cm.Body}};
     if (Cm.StartLine) {
       O["start_line"] = Cm.StartLine;
@@ -527,30 +618,23 @@ std::optional<ApiError> postGitHub(const Review &R, const std::string &Token, Po
     Counts.SummaryEdited = true;
   }
   // Earlier comments: updated in place, or resolved.
-  for (const Comment &Cm : R.Comments) {
-    auto It = Before.find(Cm.Key);
-    if (It == Before.end())
-      continue;
-    if (It->second.Body == Cm.Body) {
+  for (auto [E, I] : Plan.Keep) {
+    const Comment &Cm = R.Comments[I];
+    if (Before[E].Body == Cm.Body) {
       ++Counts.Kept;
       continue;
     }
-    if (!C.call("PATCH", "/repos/" + R.Repo + "/pulls/comments/" + std::to_string(It->second.Id),
+    if (!C.call("PATCH", "/repos/" + R.Repo + "/pulls/comments/" + std::to_string(Before[E].Id),
                 json::Object{{"body", Cm.Body}}))
       return C.Error;
     ++Counts.Updated;
   }
-  for (const auto &[Key, E] : Before) {
-    if (Current.count(Key) || E.Resolved)
-      continue;
-    if (!R.inScope(E.Path)) {
-      ++Counts.OutOfScope;
-      continue;
-    }
-    if (!C.call("PATCH", "/repos/" + R.Repo + "/pulls/comments/" + std::to_string(E.Id),
-                json::Object{{"body", resolvedBody(E.Body, Key, R.Commit)}}))
+  for (auto [E, Moved] : Plan.Resolve) {
+    if (!C.call("PATCH", "/repos/" + R.Repo + "/pulls/comments/" + std::to_string(Before[E].Id),
+                json::Object{{"body", resolvedBody(Before[E].Body, Before[E].M, R.Commit, Moved)}}))
       return C.Error;
     ++Counts.Resolved;
+    Counts.Moved += Moved;
   }
   return std::nullopt;
 }
@@ -575,14 +659,7 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
     return ApiError{"the merge request's head is " + Head + ", the analysis is of " + R.Commit +
                     ": a newer push is under review"};
 
-  struct Earlier {
-    std::string Discussion;
-    int64_t Note;
-    std::string Body;
-    bool Resolved;
-    std::string Path;
-  };
-  std::map<std::string, Earlier> Before;
+  std::vector<Earlier> Before;
   std::optional<int64_t> SummaryNote;
   std::string SummaryBody;
   auto Discussions = C.list(Mr + "/discussions");
@@ -597,51 +674,49 @@ std::optional<ApiError> postGitLab(const Review &R, const std::string &Token, Po
     std::string Body = stringAt(First, "body");
     const json::Object *Position = First.getObject("position");
     if (auto M = markerOf(Body))
-      Before[M->first] = {stringAt(*D, "id"), First.getInteger("id").value_or(0), Body,
-                          First.getBoolean("resolved").value_or(false),
-                          Position ? stringAt(*Position, "new_path") : std::string()};
+      Before.push_back({*M, Body, Position ? stringAt(*Position, "new_path") : std::string(),
+                        First.getBoolean("resolved").value_or(false) || M->Resolved,
+                        First.getInteger("id").value_or(0), stringAt(*D, "id")});
     else if (llvm::StringRef(Body).contains(summaryMarker(R.Builds))) {
       SummaryNote = First.getInteger("id");
       SummaryBody = Body;
     }
   }
-  std::set<std::string> Current;
-  for (const Comment &Cm : R.Comments) {
-    Current.insert(Cm.Key);
-    auto It = Before.find(Cm.Key);
-    if (It == Before.end()) {
-      json::Object Position{{"position_type", "text"}, {"base_sha", Base}, {"start_sha", Start},
-                            {"head_sha", Head},        {"new_path", Cm.Path}, {"old_path", Cm.Path},
-                            {"new_line", Cm.Line}};
-      if (!C.call("POST", Mr + "/discussions",
-                  json::Object{{"body", Cm.Body}, {"position", std::move(Position)}}))
-        return C.Error;
-      ++Counts.Posted;
-      continue;
-    }
-    if (It->second.Body == Cm.Body && !It->second.Resolved) {
+  Reconciled Plan = reconcile(R, Before);
+  Counts.OutOfScope = Plan.OutOfScope;
+  for (size_t I : Plan.Post) {
+    const Comment &Cm = R.Comments[I];
+    json::Object Position{{"position_type", "text"}, {"base_sha", Base}, {"start_sha", Start},
+                          {"head_sha", Head},        {"new_path", Cm.Path}, {"old_path", Cm.Path},
+                          {"new_line", Cm.Line}};
+    if (!C.call("POST", Mr + "/discussions", json::Object{{"body", Cm.Body}, {"position", std::move(Position)}}))
+      return C.Error;
+    ++Counts.Posted;
+  }
+  for (auto [E, I] : Plan.Keep) {
+    const Earlier &B = Before[E];
+    const Comment &Cm = R.Comments[I];
+    if (B.Body == Cm.Body && !B.Resolved) {
       ++Counts.Kept;
       continue;
     }
-    if (It->second.Body != Cm.Body &&
-        !C.call("PUT", Mr + "/discussions/" + It->second.Discussion + "/notes/" + std::to_string(It->second.Note),
-                json::Object{{"body", Cm.Body}}))
+    if (B.Body != Cm.Body && !C.call("PUT", Mr + "/discussions/" + B.Discussion + "/notes/" + std::to_string(B.Id),
+                                     json::Object{{"body", Cm.Body}}))
       return C.Error;
-    if (It->second.Resolved &&
-        !C.call("PUT", Mr + "/discussions/" + It->second.Discussion + "?resolved=false"))
+    if (B.Resolved && !C.call("PUT", Mr + "/discussions/" + B.Discussion + "?resolved=false"))
       return C.Error;
     ++Counts.Updated;
   }
-  for (const auto &[Key, E] : Before) {
-    if (Current.count(Key) || E.Resolved)
-      continue;
-    if (!R.inScope(E.Path)) {
-      ++Counts.OutOfScope;
-      continue;
-    }
-    if (!C.call("PUT", Mr + "/discussions/" + E.Discussion + "?resolved=true"))
+  for (auto [E, Moved] : Plan.Resolve) {
+    const Earlier &B = Before[E];
+    // A moved comment loses its suggestion (sized for lines that changed).
+    if (Moved && !C.call("PUT", Mr + "/discussions/" + B.Discussion + "/notes/" + std::to_string(B.Id),
+                         json::Object{{"body", resolvedBody(B.Body, B.M, R.Commit, true)}}))
+      return C.Error;
+    if (!C.call("PUT", Mr + "/discussions/" + B.Discussion + "?resolved=true"))
       return C.Error;
     ++Counts.Resolved;
+    Counts.Moved += Moved;
   }
   if (!SummaryNote) {
     if (!C.call("POST", Mr + "/notes", json::Object{{"body", R.Body}}))
@@ -726,6 +801,8 @@ int post(const Review &R, const std::string &TokenVar, bool Quiet) {
     llvm::errs() << "libtorch-tidy: review of " << R.Repo << (R.Platform == "github" ? "#" : "!") << R.Number
                  << ": " << countOf(Counts.Posted, "new comment") << ", " << Counts.Updated << " updated, "
                  << Counts.Kept << " unchanged, " << Counts.Resolved << " resolved"
+                 << (Counts.Moved ? " (" + std::to_string(Counts.Moved) + " moved: posted again on their new lines)"
+                                  : std::string())
                  << (Counts.OutOfScope ? ", " + std::to_string(Counts.OutOfScope) +
                                              " on files outside this analysis left as they are"
                                        : std::string())

@@ -465,7 +465,7 @@ def main():
     except (OSError, ValueError):
         print(f"crash-sweep: FAILED: the driver exited {rc} without a report:\n{open(log).read()}", file=sys.stderr)
         return 1
-    if rc not in (0, 1, 2, 4):
+    if rc not in (0, 1, 2, 4, 5):
         failed.append(f"the driver exited {rc} (see {log})")
     findings = doc.get("findings", [])
     failures = doc.get("failures", [])

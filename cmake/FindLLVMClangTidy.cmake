@@ -45,3 +45,45 @@ set(LIBTORCH_TIDY_LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})
 find_program(LIBTORCH_TIDY_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 find_program(LIBTORCH_TIDY_LIT NAMES lit lit.py
   HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-${_ltt_v}/build/utils/lit NO_DEFAULT_PATH)
+
+# libtorch-tidy-clangd (clangd/): clangd's static libraries (libclang-N-dev
+# ships them) and the gRPC and protobuf libraries that clangd's remote index
+# links (Debian: libgrpc++-dev libprotobuf-dev). AUTO builds it when they are
+# all here and says what is missing otherwise; ON requires them.
+set(LIBTORCH_TIDY_BUILD_CLANGD AUTO CACHE STRING
+    "Build libtorch-tidy-clangd, clangd with the torch- checks: AUTO (when clangd's libraries are found), ON, OFF")
+set_property(CACHE LIBTORCH_TIDY_BUILD_CLANGD PROPERTY STRINGS AUTO ON OFF)
+set(LIBTORCH_TIDY_CLANGD OFF)
+if(NOT LIBTORCH_TIDY_BUILD_CLANGD STREQUAL "OFF")
+  set(_ltt_clangd_missing "")
+  foreach(_ltt_t clangdMain clangDaemon clangDaemonTweaks clangdSupport clangdRemoteIndex clangTidy
+                 clangTidyUtils)
+    set(_ltt_loc "")
+    if(TARGET ${_ltt_t})
+      get_target_property(_ltt_configs ${_ltt_t} IMPORTED_CONFIGURATIONS)
+      list(GET _ltt_configs 0 _ltt_config)
+      get_target_property(_ltt_loc ${_ltt_t} IMPORTED_LOCATION_${_ltt_config})
+    endif()
+    if(NOT _ltt_loc OR NOT EXISTS "${_ltt_loc}")
+      list(APPEND _ltt_clangd_missing "lib${_ltt_t}.a (libclang-${_ltt_v}-dev)")
+    endif()
+  endforeach()
+  foreach(_ltt_lib grpc++ grpc gpr protobuf absl_synchronization)
+    string(MAKE_C_IDENTIFIER "${_ltt_lib}" _ltt_var)
+    find_library(LIBTORCH_TIDY_LIB_${_ltt_var} ${_ltt_lib})
+    if(NOT LIBTORCH_TIDY_LIB_${_ltt_var})
+      list(APPEND _ltt_clangd_missing "lib${_ltt_lib}.so (libgrpc++-dev libprotobuf-dev)")
+    endif()
+  endforeach()
+  if(_ltt_clangd_missing)
+    string(REPLACE ";" ", " _ltt_clangd_missing "${_ltt_clangd_missing}")
+    if(LIBTORCH_TIDY_BUILD_CLANGD STREQUAL "ON")
+      message(FATAL_ERROR "libtorch-tidy: LIBTORCH_TIDY_BUILD_CLANGD=ON but clangd's libraries are "
+                          "missing: ${_ltt_clangd_missing}")
+    endif()
+    message(STATUS "libtorch-tidy: libtorch-tidy-clangd is off: missing ${_ltt_clangd_missing}")
+  else()
+    set(LIBTORCH_TIDY_CLANGD ON)
+    message(STATUS "libtorch-tidy: building libtorch-tidy-clangd (clangd ${LLVM_VERSION_MAJOR} with the torch- checks)")
+  endif()
+endif()

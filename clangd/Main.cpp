@@ -10,9 +10,12 @@
 //
 // Which checks run is clangd's configuration: the project's .clang-tidy or
 // clangd's `Diagnostics: ClangTidy`, and its fast-check filter
-// (docs/editors.md).
+// (docs/editors.md). What clangd does not do: the checks read the linked
+// summaries of other files from the build's cache (SummaryLocation.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "SummaryLocation.h"
 
 #include <cstring>
 #include <string>
@@ -44,5 +47,8 @@ int main(int argc, char *argv[]) {
   if (!namesResourceDir(argc, argv) && ::stat(LIBTORCH_TIDY_CLANG_RESOURCE_DIR, &St) == 0)
     Args.insert(Args.begin() + 1, ResourceDir.data());
   Args.push_back(nullptr);
+  // The cross-file summaries that `libtorch-tidy --cross-tu` or `summarize`
+  // last linked for the file's build, unless the options name a file.
+  clang::tidy::torch_check::locateSummariesBesideCompileDatabase();
   return clang::clangd::clangdMain(static_cast<int>(Args.size()) - 1, Args.data());
 }

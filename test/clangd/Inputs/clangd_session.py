@@ -13,12 +13,15 @@ Sessions:
   edit       opens evaluate.cpp and loop.cpp at once (two builds on two
              threads), types a second evaluation function into evaluate.cpp
              without saving, applies the quick fix of its finding to the
-             unsaved buffer, then breaks the buffer (clangd's own error).
-  plain      opens evaluate.cpp and prints its diagnostics: with stock clangd
-             the same clang diagnostics and no torch- finding.
+             unsaved buffer, asks for a hover and completions, then breaks
+             the buffer (clangd's own error).
+  plain      opens evaluate.cpp (or --file) and prints its diagnostics; with
+             --then CMD, runs CMD (a shell command, in the project), types a
+             blank line into the buffer and prints its diagnostics again.
 """
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -135,6 +138,17 @@ def edit_session(s):
     s.change(rel, text)
     s.show(rel, s.diagnostics(rel))
 
+    # clangd's own features: hover on `forward` (line 5), completion after
+    # `model->` there.
+    pos = {"line": 4, "character": s.texts[rel].split("\n")[4].index("forward") + 1}
+    hover = s.client.call("textDocument/hover", {"textDocument": {"uri": uri(s.path(rel))},
+                                                 "position": pos}, s.timeout)["result"]
+    print("hover: " + hover["contents"]["value"].split("\n")[0])
+    pos["character"] -= 1
+    items = s.client.call("textDocument/completion", {"textDocument": {"uri": uri(s.path(rel))},
+                                                      "position": pos}, s.timeout)["result"]["items"]
+    print("completion: " + ", ".join(sorted(i["filterText"] for i in items if i["filterText"] in ("forward", "fc"))))
+
     # clangd's own diagnostics keep working on the unsaved buffer.
     s.change(rel, text + "\nint broken() { return undeclared_name; }\n")
     s.show(rel, s.diagnostics(rel))
@@ -146,6 +160,7 @@ def main():
     ap.add_argument("--clangd", required=True)
     ap.add_argument("--project", required=True)
     ap.add_argument("--file", default="src/evaluate.cpp")
+    ap.add_argument("--then", help="plain: a shell command to run before an edit")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     s = Session(args.clangd, os.path.abspath(args.project), args.timeout)
@@ -154,6 +169,11 @@ def main():
     else:
         s.open(args.file)
         s.show(args.file, s.diagnostics(args.file))
+        if args.then:
+            subprocess.run(args.then, shell=True, check=True, cwd=s.project,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            s.change(args.file, s.texts[args.file] + "\n")
+            s.show(args.file, s.diagnostics(args.file))
     s.shutdown()
 
 

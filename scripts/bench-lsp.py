@@ -41,6 +41,7 @@ ap.add_argument("--server", choices=["clangd", "lsp"], default="clangd")
 ap.add_argument("--runs", type=int, default=3, help="--server lsp: saves")
 ap.add_argument("--edits", type=int, default=5, help="--server clangd: edits per server")
 ap.add_argument("--stock-clangd", default=None, help="default: clangd-N of the build's LLVM")
+ap.add_argument("--ours-first", action="store_true", help="--server clangd: open libtorch-tidy-clangd first")
 args = ap.parse_args()
 args.build = os.path.abspath(args.build)
 
@@ -126,7 +127,7 @@ if args.server == "clangd":
           % (os.path.relpath(args.example, root), args.edits, *os.getloadavg()))
     # Both servers run at once and take turns, so that both see the same load.
     servers = [Server("clangd-" + llvm_version, stock), Server("libtorch-tidy-clangd", ours)]
-    for s in servers:
+    for s in (servers[::-1] if args.ours_first else servers):
         s.open()
     for n in range(args.edits):
         for s in servers:

@@ -80,6 +80,14 @@ class Server:
             f.write("Checks: '-*,torch-*'\n")
         with open(os.path.join(self.work, ".clangd"), "w") as f:
             f.write("Diagnostics:\n  ClangTidy:\n    FastCheckFilter: Loose\n")
+        # No index of the standard library (a parse of every standard header
+        # in the background, once per session, that would share the CPU with
+        # the first edits of one server and not the other's): both servers'
+        # user configuration turns it off.
+        os.environ["XDG_CONFIG_HOME"] = os.path.join(self.work, "xdg")
+        os.makedirs(os.path.join(self.work, "xdg", "clangd"))
+        with open(os.path.join(self.work, "xdg", "clangd", "config.yaml"), "w") as f:
+            f.write("Index:\n  StandardLibrary: No\n")
         self.c = Client([command, "--background-index=false", "--log=error", "--pch-storage=memory"],
                         cwd=self.work)
         self.c.initialize(self.work)

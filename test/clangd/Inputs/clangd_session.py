@@ -43,8 +43,14 @@ class Session:
         self.project = project
         self.timeout = timeout
         # A configuration of clangd's own (~/.config/clangd) must not change
-        # what the test sees.
+        # what the test sees. Its user configuration here only turns off the
+        # index of the standard library, a parse of every standard header in
+        # the background that clangd waits for when it exits (minutes on a
+        # loaded machine).
         os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="clangd-config-")
+        os.makedirs(os.path.join(os.environ["XDG_CONFIG_HOME"], "clangd"))
+        with open(os.path.join(os.environ["XDG_CONFIG_HOME"], "clangd", "config.yaml"), "w") as f:
+            f.write("Index:\n  StandardLibrary: No\n")
         self.client = Client([clangd, "--background-index=false", "--log=error", "-j=2",
                               "--pch-storage=memory"], cwd=project)
         self.texts = {}

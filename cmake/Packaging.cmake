@@ -1,6 +1,7 @@
 # `cpack -G DEB` (or the `package` target): one Debian package per LLVM major
 # version, libtorch-tidy-llvm<N>, holding what `cmake --install` lays out under
-# /usr: bin/libtorch-tidy and bin/libtorch-tidy-instrument, lib/LibTorchTidy.so
+# /usr: bin/libtorch-tidy and bin/libtorch-tidy-instrument, bin/libtorch-tidy-clangd
+# (clangd with the checks, when it was built), lib/LibTorchTidy.so
 # (the plugin), the runtime companion (lib/, include/, lib/cmake/
 # LibTorchTidyRuntime) when it was built, and share/doc/libtorch-tidy.
 # Its dependencies are Debian packages: the ones its binaries link against

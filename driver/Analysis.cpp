@@ -8,6 +8,7 @@
 #include "Prefilter.h"
 #include "ResultCache.h"
 #include "Toolchain.h"
+#include "SummaryLocation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -689,7 +690,18 @@ llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool
   }
   if (llvm::Error E = writeFileAtomicallyIn(Path, Text))
     return std::move(E);
+  if (!Temporary)
+    if (llvm::Error E = storeLatestSummaries(Pass, Text))
+      return std::move(E);
   return std::string(Path);
+}
+
+llvm::Error storeLatestSummaries(const SummariesPass &Pass, llvm::StringRef Text) {
+  if (Pass.CacheDir.empty() || !llvm::sys::fs::is_directory(Pass.CacheDir))
+    return llvm::Error::success();
+  llvm::SmallString<256> Path(Pass.CacheDir);
+  llvm::sys::path::append(Path, clang::tidy::torch_check::LatestSummariesName);
+  return writeFileAtomicallyIn(Path, Text);
 }
 
 /// The C++ standard a compile command asks for (11 for -std=gnu++11, 98 for

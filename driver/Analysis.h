@@ -192,6 +192,10 @@ llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, Analysis
 /// cache directory (content-addressed: summaries-HASH.json), else a
 /// temporary file (\p Temporary set: the caller removes it). Returns the path.
 llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool &Temporary);
+/// \p Text, the linked summaries of the whole compile database, as the
+/// build's latest (CACHE/summaries.json), where libtorch-tidy-clangd finds
+/// them (checks/utils/SummaryLocation.h); nothing without a cache directory.
+llvm::Error storeLatestSummaries(const SummariesPass &Pass, llvm::StringRef Text);
 
 /// "1 finding", "2 findings".
 std::string countOf(size_t N, llvm::StringRef Singular, llvm::StringRef Plural = "");

@@ -52,7 +52,10 @@ int runSummarizeCommand(int Argc, const char **Argv) {
   auto Pass = summarizeProject(*AOpt);
   if (!Pass)
     return fail(Pass.takeError());
-  if (auto E = writeFileAtomically(makeAbsolute(Opt.Output), Pass->Linked.toText()))
+  std::string Text = Pass->Linked.toText();
+  if (auto E = writeFileAtomically(makeAbsolute(Opt.Output), Text))
+    return fail(std::move(E));
+  if (auto E = storeLatestSummaries(*Pass, Text))
     return fail(std::move(E));
   FindingsModel Failed;
   Failed.Failures = Pass->Failures;

@@ -21,6 +21,9 @@ packages=(cmake ninja-build g++ python3 git ccache
           "libomp-$LLVM_V-dev"  # clang's omp.h: projects built with -fopenmp (one version
                                 # at a time: Debian's libomp-N-dev packages conflict)
           "clang-$LLVM_V" "libclang-rt-$LLVM_V-dev"  # libFuzzer and the sanitizers (scripts/fuzz.sh, sanitize.sh)
+          # libtorch-tidy-clangd (clangd/): clangd's remote index links gRPC and
+          # protobuf; stock clangd for its tests and scripts/bench-lsp.py.
+          libgrpc++-dev libprotobuf-dev "clangd-$LLVM_V"
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema python3-yaml
           dpkg-dev fakeroot neovim
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)

@@ -12,6 +12,8 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/Support/FileSystem.h"
+#include <mutex>
 
 namespace clang::tidy::torch_check {
 
@@ -570,6 +572,64 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
 
 // ---- across translation units ----------------------------------------------
 
+/// The linked summaries files this process read, by path. Every clang-tidy
+/// run has its own core (TorchTidyModule.cpp), and a long-lived process
+/// (libtorch-tidy-clangd) runs the checks on every edit, so the file is read
+/// once while it stays the same (modification time and size) and read again
+/// when `libtorch-tidy summarize` or `--cross-tu` rewrites it. A file that
+/// cannot be read or parsed gets its error once per version. Thread-safe:
+/// clangd runs the checks of several files at once.
+namespace {
+class LinkedSummaryFiles {
+public:
+  /// Fills \p Out with the document at \p Path (a copy: each core keeps
+  /// its own); returns the error to report, "" once reported.
+  std::string load(llvm::StringRef Path, std::unique_ptr<SummaryDocument> &Out) {
+    llvm::sys::fs::file_status Status;
+    Stamp Now;
+    if (!llvm::sys::fs::status(Path, Status))
+      Now = {Status.getLastModificationTime(), Status.getSize(), true};
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Entry &E = Files[Path];
+    if (!E.Read || !(E.At == Now)) {
+      E = Entry();
+      E.Read = true;
+      E.At = Now;
+      llvm::Expected<SummaryDocument> Doc = readSummaryFile(Path);
+      if (Doc)
+        E.Doc = std::make_shared<const SummaryDocument>(std::move(*Doc));
+      else
+        E.Error = llvm::toString(Doc.takeError());
+    }
+    if (E.Doc)
+      Out = std::make_unique<SummaryDocument>(*E.Doc);
+    if (E.Error.empty() || E.Reported)
+      return {};
+    E.Reported = true;
+    return E.Error;
+  }
+
+private:
+  struct Stamp {
+    llvm::sys::TimePoint<> Modified;
+    uint64_t Size = 0;
+    bool Exists = false;
+    bool operator==(const Stamp &O) const {
+      return Exists == O.Exists && Modified == O.Modified && Size == O.Size;
+    }
+  };
+  struct Entry {
+    bool Read = false;
+    Stamp At;
+    std::shared_ptr<const SummaryDocument> Doc;
+    std::string Error;
+    bool Reported = false;
+  };
+  std::mutex Mutex;
+  llvm::StringMap<Entry> Files;
+};
+} // namespace
+
 std::string AnalysisCore::configure(llvm::StringRef Input, llvm::StringRef Output) {
   OutputPath = Output.str();
   if (Input == InputPath)
@@ -579,11 +639,10 @@ std::string AnalysisCore::configure(llvm::StringRef Input, llvm::StringRef Outpu
   Summaries.reset(); // built with the previous file
   if (Input.empty())
     return {};
-  llvm::Expected<SummaryDocument> Doc = readSummaryFile(Input);
-  if (!Doc)
-    return "option TorchSummaries: " + llvm::toString(Doc.takeError()) +
-           "; analysing without summaries of other files";
-  External = std::make_unique<SummaryDocument>(std::move(*Doc));
+  static LinkedSummaryFiles *Files = new LinkedSummaryFiles; // never destroyed: no exit-time order
+  std::string Error = Files->load(Input, External);
+  if (!Error.empty())
+    return "option TorchSummaries: " + Error + "; analysing without summaries of other files";
   return {};
 }
 

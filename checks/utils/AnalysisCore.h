@@ -4,12 +4,12 @@
 // torch- check of a clang-tidy run (the way clazy's ClazyContext is shared).
 //
 // Design:
-//   - TorchTidyModule creates one AnalysisCore and every check factory that
-//     builds a check on the core captures it (CoreCheck.h). clang-tidy
-//     creates the checks once per translation unit and runs their matchers in
-//     one MatchFinder, so the core is handed the ASTContext on each query and
-//     forgets everything when it changes (or when a new translation unit
-//     starts: CoreCheck::onStartOfTranslationUnit).
+//   - One AnalysisCore per clang-tidy run (ClangTidyContext; clangd runs
+//     several at once): TorchTidyModule's factories hand it to the run's
+//     checks. clang-tidy creates the checks once per translation unit and
+//     runs their matchers in one MatchFinder, so the core is handed the
+//     ASTContext on each query and forgets everything when it changes (or
+//     when a new translation unit starts: CoreCheck::onStartOfTranslationUnit).
 //   - The checks on the core are called once per user function by one pass
 //     over the functions (FunctionDispatch.h): for each function, each
 //     check in turn, so a body is walked while its AST is in the cache.
@@ -41,7 +41,7 @@
 //     facts of every user function.
 //   - Across translation units: a global option (TorchSummaries) names the
 //     linked summaries of a project (SummaryModel.h, written by
-//     `libtorch-tidy summarize`). It is read once per clang-tidy process;
+//     `libtorch-tidy summarize`). It is read once per process and version;
 //     a function declared but not defined in the translation unit gets its
 //     summary from it by USR (externalSummary), one level of calls deeper
 //     like a callee defined here, and the callers' side says whether a

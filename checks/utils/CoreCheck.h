@@ -2,9 +2,10 @@
 //
 // The base of the checks that query the analysis core (AnalysisCore.h).
 //
-// Design: TorchTidyModule owns one AnalysisCore per clang-tidy run and each
-// factory of a check on the core hands it the same shared pointer
-// (registerCoreCheck). Every check resets the core's translation-unit state
+// Design: one AnalysisCore per clang-tidy run (ClangTidyContext): the
+// factories of the checks on the core hand the checks of a run the same
+// shared pointer (TorchTidyModule.cpp's RunCores; clangd runs several at
+// once). Every check resets the core's translation-unit state
 // when a new translation unit starts; the core also compares the ASTContext
 // it is given, so a stale entry is never read.
 //
@@ -15,6 +16,7 @@
 
 #include "AnalysisCore.h"
 #include "FunctionDispatch.h"
+#include "SummaryLocation.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -27,7 +29,12 @@ public:
   CoreCheck(StringRef Name, ClangTidyContext *Context, std::shared_ptr<AnalysisCore> Core)
       : ClangTidyCheck(Name, Context),
         Core(Core ? std::move(Core) : std::make_shared<AnalysisCore>()) {
-    std::string Error = this->Core->configure(Options.getLocalOrGlobal(SummariesOption, ""),
+    // Without the option, libtorch-tidy-clangd reads the build's latest
+    // linked summaries (SummaryLocation.h); clang-tidy reads none.
+    std::string Input = Options.getLocalOrGlobal(SummariesOption, "").str();
+    if (Input.empty())
+      Input = locatedSummaries(Context->getCurrentFile());
+    std::string Error = this->Core->configure(Input,
                                               Options.getLocalOrGlobal(SummariesOutputOption, ""));
     if (!Error.empty())
       configurationDiag("%0") << Error;
@@ -92,15 +99,6 @@ protected:
 private:
   std::shared_ptr<AnalysisCore> Core;
 };
-
-/// Registers \p CheckT (constructed with the shared \p Core) as \p Name.
-template <typename CheckT>
-void registerCoreCheck(ClangTidyCheckFactories &Factories, llvm::StringRef Name,
-                       const std::shared_ptr<AnalysisCore> &Core) {
-  Factories.registerCheckFactory(Name, [Core](llvm::StringRef N, ClangTidyContext *Ctx) {
-    return std::make_unique<CheckT>(N, Ctx, Core);
-  });
-}
 
 } // namespace clang::tidy::torch_check
 

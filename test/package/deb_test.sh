@@ -89,6 +89,21 @@ ls "$work/enable/.libtorch-tidy-cache/pch/"*.pch > /dev/null 2>&1 \
   || fail "the build did not share a precompiled LibTorch header with clang-tidy"
 echo "libtorch_tidy_enable from the package: the finding fails the build, one shared precompiled header"
 
+# clangd with the checks (built when clangd's libraries were found): in the
+# package, depending on what it links (gRPC, protobuf), and the unpacked one
+# shows a torch- finding of an open file over LSP.
+if [ -x "$build/bin/libtorch-tidy-clangd" ]; then
+  [ -x "$root/usr/bin/libtorch-tidy-clangd" ] || fail "the package lacks /usr/bin/libtorch-tidy-clangd"
+  grep -Eq "(^|, )libgrpc\+\+[0-9.]+( |,|$)" <<<"$depends" || fail "Depends lacks libgrpc++: $depends"
+  python3 "$src/test/driver/Inputs/mkproject.py" "$src/test/clangd/Inputs/project" "$work/clangd" "$src/test/checks/Inputs"
+  printf "Checks: '-*,torch-*'\n" > "$work/clangd/.clang-tidy"
+  printf 'Diagnostics:\n  ClangTidy:\n    FastCheckFilter: Loose\n' > "$work/clangd/.clangd"
+  python3 "$src/test/clangd/Inputs/clangd_session.py" plain --clangd "$root/usr/bin/libtorch-tidy-clangd" \
+    --project "$work/clangd" > "$work/clangd.log" 2>&1 || { cat "$work/clangd.log"; fail "the package's clangd failed"; }
+  grep -q "torch-eval-without-no-grad" "$work/clangd.log" || { cat "$work/clangd.log"; fail "no torch- finding from the package's clangd"; }
+  echo "libtorch-tidy-clangd from the package: torch-eval-without-no-grad over LSP"
+fi
+
 # A downstream project: find_package(LibTorchTidyRuntime) resolves into the
 # unpacked root (configured only: test/runtime's install test builds and runs
 # the same consumer against `cmake --install`).

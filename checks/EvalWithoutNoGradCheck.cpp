@@ -504,8 +504,7 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     return;
   if (AddedHelper)
     llvm::stable_sort(Facts.Forwards, [&](const BodyFacts::Forward &A, const BodyFacts::Forward &B) {
-      return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A.Call)),
-                                           SM->getExpansionLoc(compat::beginLoc(B.Call)));
+      return startsBefore(A.Call, B.Call, *SM);
     });
 
   const ParentMap &PM = Shared.parents();
@@ -561,8 +560,7 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     return;
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(A)),
-                                         SM->getExpansionLoc(compat::beginLoc(B)));
+    return startsBefore(A, B, *SM);
   };
   auto Unguarded = [&](const CallExpr *Call) { return !Shared.isGuarded(Call); };
   llvm::SmallPtrSet<const CallExpr *, 8> Reported;
@@ -684,8 +682,7 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     if (Covers) {
       for (const CallExpr *Train : Facts.Trains)
         if (Before(Eval, Train) &&
-            SM->isBeforeInTranslationUnit(SM->getExpansionLoc(compat::beginLoc(Train)),
-                                          SM->getExpansionLoc(Block->getRBracLoc())) &&
+            expandedBefore(compat::beginLoc(Train), Block->getRBracLoc(), *SM) &&
             isDescendant(Train, Block, PM)) {
           F.BlockingTrain = Train->getExprLoc();
           break;

@@ -195,8 +195,7 @@ void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stm
     return;
   const ParentMap &PM = core().facts(FD, Ctx).parents();
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
-                                        SM.getExpansionLoc(compat::beginLoc(B)));
+    return startsBefore(A, B, SM);
   };
 
   // Autocast switches that compute in float16: the dtype every setter of the

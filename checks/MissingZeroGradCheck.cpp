@@ -27,8 +27,7 @@ static bool isRespellable(const Stmt *E, SourceLocation Before, const SourceMana
       return false;
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
       SourceLocation DeclLoc = DRE->getDecl()->getLocation();
-      if (!DeclLoc.isValid() || !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
-                                                              SM.getExpansionLoc(Before)))
+      if (!DeclLoc.isValid() || !expandedBefore(DeclLoc, Before, SM))
         return false;
       continue;
     }

@@ -366,8 +366,7 @@ void UnneededRetainGraphCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   const ExecutionOrder &Order = Shared.order();
 
   auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A)),
-                                        SM.getExpansionLoc(compat::beginLoc(B)));
+    return startsBefore(A, B, SM);
   };
   /// The statements have a place in the CFG (not in a lambda): order
   /// questions about them go to the CFG; others fall back to source order.

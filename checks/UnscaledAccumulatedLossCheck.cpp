@@ -211,8 +211,7 @@ static bool visibleAt(const Expr *E, SourceLocation Loc, const ASTContext &Ctx) 
     if (!DRE)
       return false;
     SourceLocation DeclLoc = DRE->getDecl()->getLocation();
-    return !DeclLoc.isValid() || !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(DeclLoc),
-                                                               SM.getExpansionLoc(Loc));
+    return !DeclLoc.isValid() || !expandedBefore(DeclLoc, Loc, SM);
   });
 }
 

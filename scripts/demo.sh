@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-bash scripts/setup.sh >/dev/null
+echo "== setup: packages, configure, build (scripts/setup.sh --demo)"
+bash scripts/setup.sh --demo
 DRIVER=$BUILD_DIR/bin/libtorch-tidy
 
 echo "== findings in examples/"
@@ -35,6 +36,7 @@ done
 echo "== memory before/after the fixes (runtime companion: 50 iterations of each example's loop, CPU)"
 # Each example and its fixed copy (examples/fixed/: the fix-its shown above,
 # checked against clang-tidy --fix by the proof tests), built with the runtime.
+echo "(building the fixed copies of the examples)"
 cmake --build "$BUILD_DIR" -j2 --target example_fixed_all >/dev/null
 pairs=()
 for f in examples/fixed/*.cpp; do

@@ -9,6 +9,9 @@
 #                                   precompiled LibTorch header of the
 #                                   end-to-end tests: those do not depend on
 #                                   LLVM and are built once)
+# With --demo (scripts/demo.sh): only what the demo needs (the checks, the
+# command, the runtime and the examples, LLVM 19 and LibTorch), and a line of
+# progress per step instead of the build's every line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLVM_V=${LIBTORCH_TIDY_LLVM_VERSION:-19}
@@ -36,12 +39,26 @@ packages=(cmake ninja-build g++ python3 git ccache
 for v in $EXTRA_V; do
   packages+=("clang-tidy-$v" "libclang-$v-dev" "llvm-$v-dev" "llvm-$v-tools")
 done
+DEMO=0
+if [ "${1:-}" = --demo ]; then
+  DEMO=1
+  # The test command's tools (Bazel, Neovim, clang and the sanitizers, the crash
+  # sweep's packages, GoogleTest, other LLVM versions) stay out of the demo.
+  packages=(cmake ninja-build g++ python3 git ccache
+            "clang-tidy-$LLVM_V" "libclang-$LLVM_V-dev" "llvm-$LLVM_V-dev" "llvm-$LLVM_V-tools"
+            libtorch-dev libgcc-12-dev)
+  EXTRA_V=""
+elif [ $# -gt 0 ]; then
+  echo "setup: unknown argument '$1' (usage: setup.sh [--demo])" >&2
+  exit 2
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
+  echo "setup: installing ${#missing[@]} packages with apt-get (a few minutes on a fresh machine): ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing packages and not root: run as root or install: ${missing[*]}" >&2
     exit 2
@@ -53,9 +70,9 @@ fi
 
 # The driver's tests validate SARIF reports with jsonschema: Debian's package
 # serves /usr/bin/python3; another python3 first on PATH gets it from PyPI.
-python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema >/dev/null 2>&1 \
+[ "$DEMO" = 1 ] || python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema >/dev/null 2>&1 \
   || echo "setup: python3 has no jsonschema module; the driver's SARIF test will fail" >&2
-python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 \
+[ "$DEMO" = 1 ] || python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 \
   || echo "setup: python3 has no yaml module; the driver's CI-files test will fail" >&2
 
 mkdir -p "$BUILD_DIR"
@@ -65,10 +82,23 @@ mkdir -p "$BUILD_DIR"
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(pwd)}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+[ "$DEMO" = 1 ] && echo "setup: configuring $BUILD_DIR/"
 cmake -S . -B "$BUILD_DIR" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DLIBTORCH_TIDY_LLVM_VERSION="$LLVM_V" ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
   || { cat "$BUILD_DIR/configure.log"; exit 1; }
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+if [ "$DEMO" = 1 ]; then
+  # One line per tenth of the build (ninja's "[N/M]"), and every line that is
+  # not progress (a compiler's warning or error) as it comes.
+  echo "setup: building $BUILD_DIR/ (10-20 minutes on 2 cores the first time, seconds after)"
+  set -o pipefail
+  NINJA_STATUS="[%f/%t] " cmake --build "$BUILD_DIR" -j"$(nproc)" | awk '
+    /^\[[0-9]+\/[0-9]+\] / { split(substr($1, 2), n, "/"); step = int(10 * n[1] / n[2])
+                             if (step > shown || n[1] == n[2]) { shown = step; printf "setup: built %d of %d\n", n[1], n[2]; fflush() }
+                             next }
+    { print; fflush() }'
+else
+  cmake --build "$BUILD_DIR" -j"$(nproc)"
+fi
 
 for v in $EXTRA_V; do
   [ "$v" = "$LLVM_V" ] && continue

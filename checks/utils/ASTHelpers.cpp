@@ -1,6 +1,7 @@
 //===--- ASTHelpers.cpp - libtorch-tidy -----------------------------------===//
 
 #include "ASTHelpers.h"
+#include "ClangTidyCompat.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -46,6 +47,14 @@ const Stmt *loopBody(const Stmt *Loop) {
   if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
     return D->getBody();
   return nullptr;
+}
+
+bool expandedBefore(SourceLocation A, SourceLocation B, const SourceManager &SM) {
+  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A), SM.getExpansionLoc(B));
+}
+
+bool startsBefore(const Stmt *A, const Stmt *B, const SourceManager &SM) {
+  return expandedBefore(compat::beginLoc(A), compat::beginLoc(B), SM);
 }
 
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM) {

@@ -33,6 +33,15 @@ const Stmt *loopBody(const Stmt *Loop);
 /// (a bounded number of them; a longer chain is returned as it stands).
 const Expr *skipImplicitTemporaries(const Expr *E);
 
+/// Whether \p A comes before \p B in the translation unit, each taken at its
+/// expansion (a macro argument at the macro's use).
+bool expandedBefore(SourceLocation A, SourceLocation B, const SourceManager &SM);
+
+/// Whether \p A starts before \p B (their first tokens, at their expansions):
+/// the source order the checks sort by and fall back to where no CFG orders two
+/// statements.
+bool startsBefore(const Stmt *A, const Stmt *B, const SourceManager &SM);
+
 /// The leading whitespace of the line that holds \p Loc (its expansion).
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM);
 

@@ -196,8 +196,7 @@ const CallExpr *firstUnhandledThrow(const ModePaths &Paths, const Stmt *CodeBody
   const CallExpr *First = nullptr;
   for (const CallExpr *Call : Paths.Throwing)
     if (!restoredByHandler(Call, CodeBody, PM, Classify) &&
-        (!First || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(Call)),
-                                                SM.getExpansionLoc(compat::beginLoc(First)))))
+        (!First || startsBefore(Call, First, SM)))
       First = Call;
   return First;
 }

@@ -1,6 +1,7 @@
 //===--- TorchNames.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchNames.h"
+#include "ASTHelpers.h"
 #include "TorchMembers.h"
 
 #include "clang/AST/ASTContext.h"
@@ -729,31 +730,16 @@ namespace clang::tidy::torch_check {
 
 namespace {
 
-/// \p E without parentheses, implicit casts and temporaries (bounded).
-const Expr *skipTemporaries(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = BT->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
-}
-
 /// The integer indices of the braced list \p Arg of Tensor::index or
 /// index_put_ (`{i, j}` as an initializer_list or ArrayRef of TensorIndex);
 /// false when an element is not an integer (or the list is not braced).
 bool integerIndexList(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
-  const Expr *E = skipTemporaries(Arg);
+  const Expr *E = skipImplicitTemporaries(Arg);
   for (unsigned Depth = 0; E && Depth < 8 && !isa<InitListExpr>(E); ++Depth) {
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E))
-      E = skipTemporaries(IL->getSubExpr());
+      E = skipImplicitTemporaries(IL->getSubExpr());
     else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
-      E = skipTemporaries(CE->getArg(0));
+      E = skipImplicitTemporaries(CE->getArg(0));
     else
       return false;
   }
@@ -762,7 +748,7 @@ bool integerIndexList(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out)
     return false;
   llvm::SmallVector<const Expr *, 4> Found;
   for (const Expr *Init : List->inits()) {
-    const auto *CE = dyn_cast<CXXConstructExpr>(skipTemporaries(Init));
+    const auto *CE = dyn_cast<CXXConstructExpr>(skipImplicitTemporaries(Init));
     if (!CE || CE->getNumArgs() != 1 || !isNamed(CE->getConstructor()->getParent(), names::TensorIndex))
       return false;
     QualType P = CE->getConstructor()->getParamDecl(0)->getType();
@@ -810,9 +796,9 @@ const Expr *tensorIndexPutScalar(const CXXMemberCallExpr *Call,
 }
 
 const Expr *scalarConversionSource(const Expr *E) {
-  const Expr *S = skipTemporaries(E);
+  const Expr *S = skipImplicitTemporaries(E);
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(S))
-    S = skipTemporaries(FC->getSubExpr());
+    S = skipImplicitTemporaries(FC->getSubExpr());
   const auto *CE = dyn_cast<CXXConstructExpr>(S);
   if (CE && CE->getNumArgs() == 1 && isNamed(CE->getConstructor()->getParent(), names::ScalarClass))
     return CE->getArg(0)->IgnoreImpCasts();

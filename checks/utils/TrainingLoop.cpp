@@ -353,8 +353,7 @@ public:
       EventCollector(Inner, Ctx, CallDepth - 1, Walk).TraverseStmt(Def->getBody());
       if (!Inner.empty()) {
         llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
-          return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
-                                              SM.getExpansionLoc(compat::beginLoc(B.Call)));
+          return startsBefore(A.Call, B.Call, SM);
         });
         ParentMap PM(Def->getBody());
         for (const TrainingEvent &E : Inner) {
@@ -496,8 +495,7 @@ TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext 
   if (!HasBackward || !HasStep)
     return;
   llvm::stable_sort(AllEvents, [&](const TrainingEvent &A, const TrainingEvent &B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(compat::beginLoc(A.Call)),
-                                        SM.getExpansionLoc(compat::beginLoc(B.Call)));
+    return startsBefore(A.Call, B.Call, SM);
   });
   if (Parents) {
     PM = &Parents();

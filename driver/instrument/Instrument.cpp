@@ -5,7 +5,9 @@
 //
 // Parses FILE with Clang and inserts a per-iteration probe statement at the
 // start of the body of the innermost loop that holds each given line, plus the
-// runtime's #include at the top of the file. Writes the rewritten file to OUT
+// runtime's #include at the top of the file. The probe is given the tensors
+// the loop carries across iterations (CarriedTensors), so that the runtime
+// samples their autograd history. Writes the rewritten file to OUT
 // (default: in place, atomically) and, with --report, a JSON list of the loops
 // it instrumented. Exit codes: 0 done, 1 no loop holds any given line, 2 usage,
 // parse or I/O errors.
@@ -15,6 +17,7 @@
 #include "AtomicWrite.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -24,6 +27,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -48,8 +52,10 @@ static cl::opt<std::string> Report("report", cl::desc("write the instrumented lo
 static cl::opt<std::string>
     Statement("statement",
               cl::desc("the probe statement; {function}, {loop_line} and {label} are replaced "
-                       "by the loop's function, first line and label (function:line)"),
-              cl::init("::libtorch_tidy::probe(\"{function}\", {loop_line});"), cl::cat(Category));
+                       "by the loop's function, first line and label (function:line), "
+                       "{tensors} by ', a, b' for the tensors the loop carries"),
+              cl::init("::libtorch_tidy::probe(\"{function}\", {loop_line}{tensors});"),
+              cl::cat(Category));
 static cl::opt<std::string> Include("include", cl::desc("the header the probe needs"),
                                     cl::init("libtorch_tidy/probe.h"), cl::cat(Category));
 
@@ -101,6 +107,72 @@ private:
   SourceManager &SM;
   std::vector<LoopInfo> &Loops;
   std::string Function;
+};
+
+/// Whether \p T is at::Tensor (torch::Tensor) or a standard sequence of them,
+/// which the probe samples (libtorch_tidy/probe.h takes both).
+bool isSampledType(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  auto IsTensor = [](const CXXRecordDecl *C) {
+    return C && C->getName() == "Tensor" && C->getDeclContext()->isNamespace() &&
+           cast<NamespaceDecl>(C->getDeclContext())->getName() == "at";
+  };
+  if (IsTensor(RD))
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || !Spec->isInStdNamespace() || Spec->getTemplateArgs().size() < 1 ||
+      !llvm::is_contained({"vector", "deque", "list"}, Spec->getName()))
+    return false;
+  const TemplateArgument &Arg = Spec->getTemplateArgs()[0];
+  return Arg.getKind() == TemplateArgument::Type &&
+         IsTensor(Arg.getAsType().getCanonicalType()->getAsCXXRecordDecl());
+}
+
+/// The tensors a loop carries from one iteration to the next: local variables
+/// and parameters of type Tensor (or a vector, deque or list of them) declared
+/// before the loop and used in it, which the probe at the start of the body can
+/// name (no declaration inside the loop shadows them, none is reached through
+/// a lambda's capture). Sampling their autograd history per iteration is what
+/// shows a graph kept across iterations (an accumulated loss, a container of
+/// outputs, a recurrent state carried undetached).
+class CarriedTensors : public RecursiveASTVisitor<CarriedTensors> {
+public:
+  CarriedTensors(const Stmt *Loop, const SourceManager &SM) : Loop(Loop), SM(SM) {}
+
+  std::vector<std::string> names() {
+    TraverseStmt(const_cast<Stmt *>(Loop));
+    std::vector<std::string> Names;
+    for (const VarDecl *VD : Used)
+      if (!Declared.count(VD->getName()))
+        Names.push_back(VD->getName().str());
+    return Names;
+  }
+
+  bool shouldVisitLambdaBody() const { return false; }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    Declared.insert(VD->getName());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!VD || DRE->refersToEnclosingVariableOrCapture() || !VD->isLocalVarDeclOrParm() ||
+        VD->isStaticLocal() || !VD->getIdentifier() || VD->getType()->isDependentType() ||
+        !SM.isBeforeInTranslationUnit(VD->getLocation(), Loop->getBeginLoc()) ||
+        !isSampledType(VD->getType()) || llvm::is_contained(Used, VD))
+      return true;
+    Used.push_back(VD);
+    return true;
+  }
+
+private:
+  const Stmt *Loop;
+  const SourceManager &SM;
+  std::vector<const VarDecl *> Used;
+  llvm::StringSet<> Declared;
 };
 
 struct Result {
@@ -166,6 +238,10 @@ public:
       Substitute("{label}", Label);
       Substitute("{function}", Info->Function.empty() ? "loop" : Info->Function);
       Substitute("{loop_line}", std::to_string(Info->BeginLine));
+      std::string Tensors;
+      for (const std::string &Name : CarriedTensors(Loop, SM).names())
+        Tensors += ", " + Name;
+      Substitute("{tensors}", Tensors);
       if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
         RW.InsertTextAfterToken(CS->getLBracLoc(), " " + Probe);
       } else {

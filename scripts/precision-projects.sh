@@ -16,7 +16,8 @@
 # the headers matching the regex of PROJECT/audit-header-filter when it exists ($PROJECT substituted likewise).
 # OUT receives, per project, single.json and cross-tu.json (the driver's JSON reports), *.log (its progress
 # and summary lines) and time.txt (CPU and wall of each run). CACHE=DIR uses that results cache (default:
-# none, so every run is cold); JOBS=N the parallel runs (default 2); NICE=N runs the driver under nice -n N.
+# none, so every run is cold); JOBS=N the parallel runs (default 2); NICE=N runs the driver under nice -n N;
+# MODES='single' skips the --cross-tu run (default 'single cross-tu'; the comparison then lists single-file only).
 set -euo pipefail
 
 PROJECTS=$(realpath "${1:?usage: precision-projects.sh PROJECTS OUT [BUILD]}")
@@ -64,7 +65,7 @@ PY
   mkdir -p "$OUT/$name"
   filter="^$proj/src/"
   [[ -f $proj/audit-header-filter ]] && filter=$(sed "s#\$PROJECT#$proj#g" "$proj/audit-header-filter")
-  for mode in single cross-tu; do
+  for mode in ${MODES:-single cross-tu}; do
     args=(-p "$proj" -j "$JOBS" --format=json --output="$OUT/$name/$mode.json" --header-filter="$filter")
     [[ $mode == cross-tu ]] && args+=(--cross-tu)
     if [[ -n ${CACHE:-} ]]; then args+=(--cache-dir="$CACHE"); else args+=(--no-cache); fi
@@ -84,10 +85,16 @@ PY
 import collections, json, os, sys
 d = sys.argv[1]
 def load(mode):
+    if not os.path.exists(os.path.join(d, mode + ".json")):
+        return {}
     doc = json.load(open(os.path.join(d, mode + ".json")))
     items = doc["findings"] if isinstance(doc, dict) else doc
     return {(f["file"], f["line"], f["column"], f["check"]): f["message"] for f in items}
 single, cross = load("single"), load("cross-tu")
+if not os.path.exists(os.path.join(d, "cross-tu.json")):  # MODES=single
+    for check, n in sorted(collections.Counter(k[3] for k in single).items()):
+        print(f"  {check}: single-file {n}")
+    sys.exit(0)
 counts = collections.Counter(k[3] for k in single), collections.Counter(k[3] for k in cross)
 for check in sorted(set(counts[0]) | set(counts[1])):
     print(f"  {check}: single-file {counts[0][check]}, --cross-tu {counts[1][check]}")

@@ -1,12 +1,13 @@
 // Recall reproducer (issue 35), from yncxcw/torch-cpp-trainer (include/trainer.hpp,
 // torch::Trainer<TaskFactory>::train, instantiated by example/cifar10_resnet/train.cpp), reduced.
-// Expected: torch-sync-in-loop at the item() printed on every step (line 36). The project
+// Expected: torch-sync-in-loop at the item() printed on every step (line 37). The project
 // declares its trainer inside `namespace torch` (upstream: `namespace torch { template <typename
 // TaskFactory> class Trainer ... }` in the project's own include/trainer.hpp). Code in the
-// project's files is user code whatever namespace it opens: today every check skips it as if it
-// were LibTorch's own (the same file with the namespace removed is flagged). The loop is a member
+// project's files is user code whatever namespace it opens: today the checks skip it as if it
+// were LibTorch's own (tried: sync-in-loop, eval-without-no-grad, history-in-container; the same
+// code in another namespace is flagged by each). The loop is a member
 // of a class template whose loader, batch and collate function depend on the template parameter.
-//   expected warning (line 36): 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+//   expected warning (line 37): 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
 #include <torch/torch.h>
 
 #include <functional>

@@ -46,7 +46,9 @@ while read -r name commit paths; do
 done <<<"$TABLE"
 
 cd "$PROJECTS"
-# per-project compile flags ($PROJECT is the project's directory), units and header filters
+# per-project compile flags ($PROJECT is the project's directory), units and header filters. Where a project
+# has more translation units than those listed in its audit-units, the others hold no training or evaluation
+# code (datasets, layers, tokenizers, environments): left out to fit the round on a loaded machine.
 printf '%s\n' '-I$PROJECT/lib/JsonCpp' '-DROOT_DIR="/tmp"' \
   > QuentinVacher-rl_SoftActorCritic-in-Cpp-using-LibTorch/audit-flags
 
@@ -79,8 +81,10 @@ EOF
 
 # Maths.h uses FLT_MIN without <cfloat> (MSVC reaches it through other headers)
 printf '%s\n' '-I$PROJECT/include' '-includecfloat' > lolmanjo_LibTorch_PPO/audit-flags
+printf '%s\n' src/Main.cpp src/TrainingController.cpp src/Models.cpp > lolmanjo_LibTorch_PPO/audit-units
 
 echo '^$PROJECT/(src|include)/' > madcato_libtorch-lm/audit-header-filter
+printf '%s\n' main.cpp src/train.cpp src/inference.cpp > madcato_libtorch-lm/audit-units
 
 printf '%s\n' '-I$PROJECT/include' '-I/usr/include/opencv4' > marmikshah_cyclegan-libtorch/audit-flags
 echo '^$PROJECT/(src|include)/' > marmikshah_cyclegan-libtorch/audit-header-filter
@@ -96,15 +100,16 @@ printf '%s\n' '-I$PROJECT/include' '-I$PROJECT/external/CLI11/include' '-I/usr/i
   > cueltschey_wireless-DDoS-GAN/audit-flags
 echo '^$PROJECT/(lib|include|main)' > cueltschey_wireless-DDoS-GAN/audit-header-filter
 
-# cvops/ROIPool_cpu.cpp includes TH/TH.h, which LibTorch 1.13 no longer ships: left out
-(cd thisisi3_libtorch-faster-rcnn && { echo train.cpp; echo test.cpp; ls frcnn/*.cpp; \
-  echo cvops/ROIAlign_cpu.cpp; echo cvops/nms_cpu.cpp; } > audit-units)
+# (cvops/ROIPool_cpu.cpp would not compile: it includes TH/TH.h, which LibTorch 1.13 no longer ships)
+printf '%s\n' train.cpp test.cpp frcnn/trainer.cpp frcnn/utils.cpp frcnn/rcnn_head.cpp frcnn/rpn_head.cpp \
+  > thisisi3_libtorch-faster-rcnn/audit-units
 printf '%s\n' '-I$PROJECT/frcnn' '-I$PROJECT/cvops' '-I/usr/include/opencv4' '-isystem/usr/include/python3.11' \
   > thisisi3_libtorch-faster-rcnn/audit-flags
 echo '^$PROJECT/(frcnn|cvops)/' > thisisi3_libtorch-faster-rcnn/audit-header-filter
 
-(cd laplaceliu_build-your-own-llm-using-cpp-and-libtorch && rm -rf chapters/chapter02_text_data/third_party \
-  && ls chapters/chapter0[4567]*/src/main.cpp chapters/chapter[DEF]_*/src/main.cpp > audit-units)
+rm -rf laplaceliu_build-your-own-llm-using-cpp-and-libtorch/chapters/chapter02_text_data/third_party
+printf '%s\n' chapters/chapterD_training_loop/src/main.cpp chapters/chapter05_pretraining/src/main.cpp \
+  chapters/chapter06_finetuning/src/main.cpp > laplaceliu_build-your-own-llm-using-cpp-and-libtorch/audit-units
 { for d in chapter02_text_data chapter03_attention chapter04_gpt chapter05_pretraining chapter06_finetuning \
            chapter07_instruction_tuning chapterD_training_loop chapterE_lora chapterF_reasoning; do
     echo "-I\$PROJECT/chapters/$d/include"; done
@@ -112,8 +117,9 @@ echo '^$PROJECT/(frcnn|cvops)/' > thisisi3_libtorch-faster-rcnn/audit-header-fil
   > laplaceliu_build-your-own-llm-using-cpp-and-libtorch/audit-flags
 echo '^$PROJECT/chapters/' > laplaceliu_build-your-own-llm-using-cpp-and-libtorch/audit-header-filter
 
-# PipeServer.cpp is the Win32 named-pipe implementation (no LibTorch): left out; its header needs stand-ins
-(cd AllIAskOfYou_MLA && ls TorchProject2/*.cpp | grep -v PipeServer.cpp > audit-units)
+# PipeServer.h (included by GameSession.h) needs Win32 stand-ins
+printf '%s\n' TorchProject2/DQN.cpp TorchProject2/DQNA.cpp TorchProject2/PDQN.cpp TorchProject2/GameSession.cpp \
+  > AllIAskOfYou_MLA/audit-units
 echo '^$PROJECT/TorchProject2/' > AllIAskOfYou_MLA/audit-header-filter
 mkdir -p AllIAskOfYou_MLA/_stubs
 cat > AllIAskOfYou_MLA/_stubs/windows.h <<'EOF'
@@ -134,5 +140,6 @@ printf '#pragma once\n#define _T(x) x\n#define _tprintf printf\n' > AllIAskOfYou
 printf '%s\n' '-I$PROJECT' '-I/usr/include/opencv4' '-I/usr/lib/x86_64-linux-gnu/openmpi/include' \
   > kartik2309_LibTorchPlayground/audit-flags
 echo '^$PROJECT/(Projects|Trainer|TorchScriptUtilities|main)' > kartik2309_LibTorchPlayground/audit-header-filter
+printf '%s\n' main.cpp Trainer/Utilities/Metrics/Metrics.cpp > kartik2309_LibTorchPlayground/audit-units
 
 ls "$PROJECTS"

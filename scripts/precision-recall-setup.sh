@@ -82,6 +82,9 @@ EOF
 # Maths.h uses FLT_MIN without <cfloat> (MSVC reaches it through other headers)
 printf '%s\n' '-I$PROJECT/include' '-includecfloat' > lolmanjo_LibTorch_PPO/audit-flags
 printf '%s\n' src/Main.cpp src/TrainingController.cpp src/Models.cpp > lolmanjo_LibTorch_PPO/audit-units
+# the one adapted line of the round: LibTorch 1.13 has no Tensor(nullptr) (a later LibTorch's constructor)
+sed -i '45s|inputTensor(nullptr), inputTensorDevice(nullptr) {}|inputTensor(), inputTensorDevice() {} // audit: (nullptr) -> (), LibTorch 1.13 has no Tensor(nullptr)|' \
+  lolmanjo_LibTorch_PPO/src/TrainingController.cpp
 
 echo '^$PROJECT/(src|include)/' > madcato_libtorch-lm/audit-header-filter
 printf '%s\n' main.cpp src/train.cpp src/inference.cpp > madcato_libtorch-lm/audit-units

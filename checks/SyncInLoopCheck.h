@@ -3,7 +3,13 @@
 #ifndef LIBTORCH_TIDY_CHECKS_SYNCINLOOPCHECK_H
 #define LIBTORCH_TIDY_CHECKS_SYNCINLOOPCHECK_H
 
+#include "utils/CallGraph.h"
 #include "utils/CoreCheck.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::torch_check {
+struct TrainingLoop;
+} // namespace clang::tidy::torch_check
 
 namespace clang::tidy::torch_check {
 
@@ -15,11 +21,22 @@ class SyncInLoopCheck : public CoreCheck {
 public:
   SyncInLoopCheck(StringRef Name, ClangTidyContext *Context,
                   std::shared_ptr<AnalysisCore> Core = nullptr)
-      : CoreCheck(Name, Context, std::move(Core)) {}
+      : CoreCheck(Name, Context, std::move(Core)),
+        CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {}
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
+
+private:
+  const CallExpr *everyCallSyncIn(const FunctionDecl *Callee, ASTContext &Ctx, unsigned Depth,
+                                  llvm::SmallVectorImpl<const FunctionDecl *> &Path);
+  void noteLoop(const TrainingLoop &Loop);
+
+  /// How many levels of calls a synchronisation is followed into helpers the
+  /// loop calls (0: the loop's own body only).
+  const unsigned CallDepth;
 };
 
 } // namespace clang::tidy::torch_check

@@ -3,6 +3,7 @@
 #define LIBTORCH_TIDY_DRIVER_ANALYZECOMMAND_H
 
 #include <string>
+#include <vector>
 
 namespace libtorch_tidy {
 
@@ -23,8 +24,14 @@ enum ExitCode {
 /// The default command: analyse a project. argv[0] is the program name.
 int runAnalyzeCommand(int Argc, const char **Argv);
 
-/// Every subcommand with one line each (Main.cpp's table), ending every
-/// command's --help.
+/// A subcommand's name and its one line in every --help (Subcommands.cpp).
+struct SubcommandInfo {
+  const char *Name;
+  const char *Summary;
+};
+const std::vector<SubcommandInfo> &subcommandInfos();
+
+/// Every subcommand with one line each, ending every command's --help.
 const std::string &subcommandsHelp();
 
 } // namespace libtorch_tidy

@@ -8,8 +8,8 @@
 //   project, for the analysis across translation units; tidy: clang-tidy on
 //   one source inside a build, with the shared precompiled LibTorch header)
 //
-// A subcommand is added with one row in the table (its name, its run
-// function, the line every --help shows for it) and its own
+// A subcommand is added with one row in the table here (its name, its run
+// function), one in Subcommands.cpp (the line every --help shows) and its own
 // <Name>Command.{h,cpp} reusing the driver's pieces (Toolchain, CompileDatabase,
 // TidyRunner, Fixes, Reports). A first argument that names no subcommand is
 // the analysis's (an option or a PATH).
@@ -26,41 +26,26 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include <cassert>
 #include <vector>
 
 namespace {
 struct Subcommand {
   const char *Name;
   int (*Run)(int Argc, const char **Argv); // Argv[0] is "libtorch-tidy <name>"
-  const char *Summary;                     // one line in every --help
 };
+// The run function of each subcommand that Subcommands.cpp lists (its name and
+// its line in --help live there, in the driver's library).
 const std::vector<Subcommand> &subcommands() {
   static const std::vector<Subcommand> Table = {
-      {"review", libtorch_tidy::runReviewCommand,
-       "the findings of a pull request's change as a GitHub or GitLab review"},
-      {"lsp", libtorch_tidy::runLspCommand, "a language server (stdio) publishing the findings to editors"},
-      {"tidy", libtorch_tidy::runTidyCommand,
-       "clang-tidy on one source inside a build, with the shared precompiled LibTorch header"},
-      {"merge", libtorch_tidy::runMergeCommand, "one report from the reports of the shards (--shard)"},
-      {"summarize", libtorch_tidy::runSummarizeCommand,
-       "the linked function summaries of a project, for the analysis across translation units"},
-      {"verify", libtorch_tidy::runVerifyCommand,
-       "prove a fix-it at run time: fix a copy of a program, run both, compare memory per iteration"},
+      {"review", libtorch_tidy::runReviewCommand},       {"lsp", libtorch_tidy::runLspCommand},
+      {"tidy", libtorch_tidy::runTidyCommand},           {"merge", libtorch_tidy::runMergeCommand},
+      {"summarize", libtorch_tidy::runSummarizeCommand}, {"verify", libtorch_tidy::runVerifyCommand},
   };
+  assert(Table.size() == libtorch_tidy::subcommandInfos().size() && "Subcommands.cpp and Main.cpp list the same");
   return Table;
 }
 } // namespace
-
-const std::string &libtorch_tidy::subcommandsHelp() {
-  static const std::string Text = [] {
-    std::string Out = "\nSUBCOMMANDS (libtorch-tidy <subcommand> --help for each):\n\n"
-                      "  (none)      analyse a project: libtorch-tidy [options] [PATH...]\n";
-    for (const Subcommand &S : subcommands())
-      Out += "  " + std::string(S.Name) + std::string(12 - std::string(S.Name).size(), ' ') + S.Summary + "\n";
-    return Out;
-  }();
-  return Text;
-}
 
 int main(int Argc, const char **Argv) {
   llvm::InitLLVM X(Argc, Argv);

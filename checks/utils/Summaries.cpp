@@ -4,6 +4,7 @@
 #include "AnalysisCore.h"
 #include "ASTHelpers.h"
 #include "History.h"
+#include "Syncs.h"
 #include "TorchNames.h"
 #include "TrainingLoop.h"
 
@@ -153,6 +154,15 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   }
 };
 
+/// A call of a function whose summary synchronises on every call
+/// (SyncEveryCall) that itself runs on every call of the caller \p F, its
+/// value deciding no branch there: the caller synchronises on every call too.
+bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee,
+                             const FunctionFacts &F, ASTContext &Ctx) {
+  return Callee.SyncEveryCall != NotReached && !valueDecidesControlFlow(Call, F.body(), F.parents()) &&
+         runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager());
+}
+
 bool containsStmt(const Stmt *S, const Stmt *Target) {
   return anyStmt(S, [&](const Stmt *X) { return X == Target; });
 }
@@ -292,6 +302,10 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         break;
       case Fact::Sync:
         S.Sync = 0;
+        if (const auto *Call = dyn_cast<CallExpr>(Fc.S);
+            Call && habitualSync(Call, F.body(), F.parents()) != SyncKind::None &&
+            runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager()))
+          S.SyncEveryCall = 0;
         break;
       case Fact::GradOff:
       case Fact::GradUnknown:
@@ -314,6 +328,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
           break;
         const bool CallGuarded = F.isGuarded(Fc.S);
         absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
+        if (syncsOnEveryCallThrough(cast<CallExpr>(Fc.S), *CS, F, Ctx))
+          lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
         // The calls of other units' functions it makes, one level deeper.
         for (const auto &[USR, Ext] : CS->ExternalCalls) {
           if (deeperLevel(Ext.Level) == NotReached)
@@ -351,6 +367,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
           absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
+          if (syncsOnEveryCallThrough(Call, *CS, F, Ctx))
+            lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
         }
       // Recorded for linking (SummaryDocument::composeCalls).
       if (std::string U = usrOf(Callee); !U.empty()) {

@@ -14,7 +14,7 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
   return A.USR == B.USR && A.Name == B.Name && A.Forward == B.Forward &&
          A.UnguardedForward == B.UnguardedForward && A.Backward == B.Backward &&
          A.Step == B.Step && A.ZeroGrad == B.ZeroGrad && A.Train == B.Train &&
-         A.Eval == B.Eval && A.Sync == B.Sync && A.DisablesGrad == B.DisablesGrad &&
+         A.Eval == B.Eval && A.Sync == B.Sync && A.SyncEveryCall == B.SyncEveryCall && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
          A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
          A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
@@ -64,6 +64,7 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
                        {"train", levelToJSON(S.Train)},
                        {"eval", levelToJSON(S.Eval)},
                        {"sync", levelToJSON(S.Sync)},
+                       {"syncEveryCall", levelToJSON(S.SyncEveryCall)},
                        {"disablesGrad", S.DisablesGrad},
                        {"returnsHistory", S.ReturnsHistory},
                        {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
@@ -156,7 +157,8 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
   } Levels[] = {{"forward", S.Forward}, {"unguardedForward", S.UnguardedForward},
                 {"backward", S.Backward}, {"step", S.Step},
                 {"zeroGrad", S.ZeroGrad}, {"train", S.Train},
-                {"eval", S.Eval},         {"sync", S.Sync}};
+                {"eval", S.Eval},         {"sync", S.Sync},
+                {"syncEveryCall", S.SyncEveryCall}};
   for (auto &L : Levels)
     if (!levelFromJSON(*O, L.Key, L.Level)) {
       P.field(L.Key).report("expected null or a call depth");
@@ -271,6 +273,7 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   lowerLevel(Into.Train, From.Train);
   lowerLevel(Into.Eval, From.Eval);
   lowerLevel(Into.Sync, From.Sync);
+  lowerLevel(Into.SyncEveryCall, From.SyncEveryCall);
   Into.DisablesGrad |= From.DisablesGrad;
   Into.ReturnsHistory |= From.ReturnsHistory;
   Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;

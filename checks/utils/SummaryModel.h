@@ -130,6 +130,13 @@ struct FunctionSummary {
   unsigned Train = NotReached; ///< module.train()
   unsigned Eval = NotReached;  ///< module.eval()
   unsigned Sync = NotReached;
+  /// A host synchronisation kept for a reporting habit (Syncs.h's
+  /// habitualSync: item(), cpu(), to(kCPU), torch::cuda::synchronize(), its
+  /// value deciding no branch) that runs on every call (runsOnEveryCall),
+  /// in the body or through calls that themselves run on every call. A
+  /// "must" effect: not composed through calls of other files' functions
+  /// (their own level 0 is linked; deeper chains across files are not).
+  unsigned SyncEveryCall = NotReached;
   bool DisablesGrad = false;   ///< its body holds a guard or set_enabled(false)
   bool ReturnsHistory = false; ///< its result carries history whatever its arguments
   bool ReturnsHistoryFromArgs = false; ///< ... when an argument does

@@ -36,7 +36,36 @@ bool isNamed(const NamedDecl *D, llvm::StringRef QualifiedName) {
   return DC && DC->isTranslationUnit();
 }
 
+// Whether D was declared in LibTorch's own headers, not in the user's code:
+// a system header (LibTorch is reached through -isystem by CMake's imported
+// targets, Debian's /usr/include and the wheel's include/ given with -isystem),
+// or a header under LibTorch's own directories when a vendored copy is
+// included with -I. A project that opens `namespace torch` in its own files
+// (a trainer, a custom module) writes user code, which the checks analyse.
+static bool isDeclaredInLibraryHeader(const Decl *D) {
+  const SourceManager &SM = D->getASTContext().getSourceManager();
+  SourceLocation Loc = D->getLocation();
+  if (Loc.isInvalid())
+    return true; // implicit declarations: as before, LibTorch's when their namespace is
+  Loc = SM.getExpansionLoc(Loc);
+  if (SM.isInSystemHeader(Loc))
+    return true;
+  llvm::StringRef File = SM.getFilename(Loc);
+  if (File.empty())
+    return true;
+  for (llvm::StringRef Dir : {"/ATen/", "/c10/", "/caffe2/", "/torch/csrc/"})
+    if (File.contains(Dir) || File.starts_with(Dir.drop_front()))
+      return true;
+  for (llvm::StringRef Header : {"torch/torch.h", "torch/script.h", "torch/extension.h", "torch/library.h",
+                                 "torch/custom_class.h", "torch/custom_class_detail.h"})
+    if (File.ends_with(Header))
+      return true;
+  return false;
+}
+
 bool isInLibraryNamespace(const Decl *D) {
+  if (!D)
+    return false;
   for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent()) {
     const auto *NS = dyn_cast<NamespaceDecl>(DC);
     if (!NS || NS->isInlineNamespace())
@@ -49,7 +78,7 @@ bool isInLibraryNamespace(const Decl *D) {
     if (const IdentifierInfo *II = NS->getIdentifier())
       for (llvm::StringRef Name : names::LibraryNamespaces)
         if (II->getName() == Name)
-          return true;
+          return isDeclaredInLibraryHeader(D);
   }
   return false;
 }

@@ -151,8 +151,10 @@ namespace clang::tidy::torch_check {
 /// looking through inline namespaces. Compares identifiers, never builds strings.
 bool isNamed(const NamedDecl *D, llvm::StringRef QualifiedName);
 
-/// True when \p D is declared (directly or nested) in one of LibTorch's
-/// namespaces at, c10, torch or caffe2.
+/// True when \p D is LibTorch's own: declared (directly or nested) in one of
+/// LibTorch's namespaces at, c10, torch or caffe2, in LibTorch's headers (a
+/// system header, or a file under ATen/, c10/, caffe2/, torch/csrc/). A
+/// project's own code in `namespace torch` is the user's.
 bool isInLibraryNamespace(const Decl *D);
 
 /// \p RD, or one of its bases, is the class \p QualifiedName (or a
@@ -169,9 +171,6 @@ bool isTensorType(QualType T);
 bool mayHoldTensor(QualType T);
 /// A class derived from torch::nn::Module (an "Impl" class).
 bool isModuleClass(const CXXRecordDecl *RD);
-/// at::Tensor, or a class template specialisation with a Tensor argument
-/// (std::tuple<Tensor, Tensor>, std::vector<Tensor>), or a dependent type.
-bool mayHoldTensor(QualType T);
 /// A class derived from torch::nn::ModuleHolder<...> (TORCH_MODULE wrappers).
 bool isModuleHolderClass(const CXXRecordDecl *RD);
 /// torch::jit::Module (torch::jit::script::Module).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <vector>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
@@ -269,5 +270,128 @@ void nan_assertion(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
     ASSERT_FINITE(std::isfinite(loss.item<float>()));
     loss.backward();
     opt.step();
+  }
+}
+
+// A project's own trainer declared inside `namespace torch` (upstream:
+// yncxcw/torch-cpp-trainer's include/trainer.hpp) is user code: the checks
+// analyse it like code in any other namespace. LibTorch's own code in those
+// namespaces is recognised by where it is declared (its headers), not by the
+// namespace alone.
+namespace torch {
+template <typename Model> class UserTrainer {
+public:
+  void train(Loader &loader, torch::optim::SGD &opt) {
+    for (auto &batch : loader) {
+      opt.zero_grad();
+      torch::Tensor loss = torch::nll_loss(model(batch[0].data), batch[0].target);
+      loss.backward();
+      opt.step();
+      std::printf("loss %f\n", loss.item<float>());
+      // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'item()' on every iteration of the training loop synchronizes the host with the device: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-7]]:5: note: training loop here; synchronize only under a logging condition (`if (step % N == 0)`) or after the loop
+    }
+  }
+
+private:
+  Model model;
+};
+namespace nn {
+struct UserLoop {
+  void fit(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
+    for (int i = 0; i < 10; ++i) {
+      opt.zero_grad();
+      auto loss = model(x).sum();
+      loss.backward();
+      opt.step();
+      auto host = loss.cpu();
+      // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'cpu()' on every iteration
+    }
+  }
+};
+} // namespace nn
+} // namespace torch
+void run_user_trainer(torch::UserTrainer<Net> &trainer, Loader &loader, torch::optim::SGD &opt) {
+  trainer.train(loader, opt);
+}
+
+// ---- helpers the loop calls on every iteration -----------------------------
+
+// A gradient norm read once per parameter (two levels of calls).
+double grad_norm(const std::vector<torch::Tensor> &params) {
+  double total = 0;
+  for (const auto &p : params) {
+    if (p.grad().defined()) {
+      double n = p.grad().pow(2).sum().item<double>();
+      total += n;
+    }
+  }
+  return total;
+}
+double clip(std::vector<torch::Tensor> params, double max_norm) {
+  double norm = grad_norm(params);
+  for (auto &p : params)
+    if (p.grad().defined())
+      p.grad().mul_(max_norm / (norm + 1e-6));
+  return norm;
+}
+float accuracy(const torch::Tensor &out, const torch::Tensor &target) {
+  return out.argmax(1).eq(target).sum().item<float>() / target.size(0);
+}
+void train_with_helpers(Net &model, torch::optim::SGD &opt, std::vector<torch::Tensor> &params,
+                        torch::Tensor x, torch::Tensor y) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto out = model(x);
+    auto loss = torch::nll_loss(out, y);
+    loss.backward();
+    clip(params, 1.0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'clip' synchronizes the host with the device on every call, and the training loop calls it on every iteration: the CPU waits until all queued GPU work is done before it can enqueue the next batch [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-25]]:40: note: 'item()' here, in 'grad_norm', which 'clip' calls
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: note: training loop here; synchronize only under a logging condition
+    opt.step();
+    float acc = accuracy(out, y);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'accuracy' synchronizes the host with the device on every call
+    // CHECK-MESSAGES: :[[@LINE-16]]:41: note: 'item()' here, in 'accuracy'
+    // CHECK-MESSAGES: :[[@LINE-13]]:3: note: training loop here
+    (void)acc;
+  }
+}
+
+// Look-alikes: helpers that synchronise only sometimes, or whose value the
+// loop branches on, or that the loop calls only sometimes.
+void log_every(int step, const torch::Tensor &loss) {
+  if (step % 100 != 0)
+    return;
+  std::printf("%f\n", loss.item<float>());
+}
+void log_when(bool verbose, const torch::Tensor &loss) {
+  if (verbose)
+    std::printf("%f\n", loss.item<float>());
+}
+float loss_value(const torch::Tensor &loss) { return loss.item<float>(); }
+bool diverged(const torch::Tensor &loss) {
+  if (loss.item<float>() > 1e6f) // the helper's own branch needs the value
+    return true;
+  return false;
+}
+void train_with_quiet_helpers(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y,
+                              bool verbose) {
+  float best = 1e9f;
+  for (int step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto loss = torch::nll_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    log_every(step, loss);
+    log_when(verbose, loss);
+    if (loss_value(loss) < best) // the loop branches on the value: the algorithm's
+      best = 0;
+    if (diverged(loss))
+      break;
+    if (step % 50 == 0)
+      std::printf("%f\n", loss_value(loss));
+    auto later = [&] { return loss_value(loss); };
+    (void)later;
   }
 }

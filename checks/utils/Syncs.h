@@ -1,0 +1,55 @@
+//===--- Syncs.h - libtorch-tidy --------------------------------*- C++ -*-===//
+//
+// Host synchronisations that a training loop pays on every iteration: which
+// calls wait for the device (item(), cpu(), to(kCPU), torch::cuda::synchronize),
+// which of them are the algorithm's (their value decides a branch) rather than
+// a reporting habit, and which run on every call of the function that holds
+// them (so that a helper the loop calls carries them into the loop). The
+// core's Fact::Sync marks the candidates; torch-sync-in-loop and the
+// functions' summaries (FunctionSummary::SyncEveryCall) ask these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_SYNCS_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_SYNCS_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace clang::tidy::torch_check {
+
+enum class SyncKind { None, Item, Cpu, ToCpu, Synchronize };
+
+/// What \p Call waits for the device with: `t.item()`, `t.cpu()`,
+/// `t.to(kCPU ...)`, `torch::cuda::synchronize()`; None otherwise.
+SyncKind classifySync(const CallExpr *Call);
+/// How a message names \p K ("item()", "cpu()", "to(kCPU)", ...).
+llvm::StringRef syncSpelling(SyncKind K);
+
+/// The host needs the value of \p Call: it decides a branch inside \p Scope,
+/// directly (`if (loss.item<float>() > t)`, an assertion) or through a local
+/// variable that a condition there reads (`v = t.item<float>(); if (v < eps)
+/// break;`). A synchronisation whose value does is the algorithm's, not a
+/// reporting habit (and so is a call of a helper that returns such a value).
+bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM);
+
+/// \p Call synchronises for a reporting habit: a kind classifySync knows, on a
+/// tensor not already on the CPU (a `.cpu()` result, a DataLoader batch's
+/// field), whose value no condition inside \p Scope reads (an `if` on
+/// `loss.item<float>()`, an assertion, a variable a condition reads: the
+/// algorithm's, not a habit). SyncKind::None when it is not.
+SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM);
+
+/// \p S runs on every call of the function whose body is \p Body: no `if`,
+/// `switch`, `?:`, `&&` or `||` chooses it (except a test of whether a tensor
+/// is defined, `if (p.grad().defined())`), it is not in a lambda or a catch
+/// handler, and no `return`, `throw`, `goto`, `break` or `continue` written
+/// before it can leave the way to it. Loops around it are allowed: a
+/// synchronisation per element of a container runs at least as often.
+bool runsOnEveryCall(const Stmt *S, const Stmt *Body, const ParentMap &PM, const SourceManager &SM);
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_SYNCS_H

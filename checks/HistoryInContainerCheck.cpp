@@ -199,8 +199,13 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
                               !isModuleClass(Method->getParent()) &&
                               !isEmptiedIn(Body, Container) && !emptiedByAMethod(Member, FD);
     // A method called once per iteration of a loop elsewhere: reported with the
-    // call chain (or left alone when the member leaves the class).
-    if (!Loop && Member && !History.isGuarded(I.Stmt) &&
+    // call chain (or left alone when the member leaves the class). So is a
+    // member filled in a loop of the method itself (one image per element of
+    // a batch, an image pool) with values its callers bring: the method's own
+    // loop makes no history, its callers' loop does.
+    const bool LocalHistory =
+        Loop && llvm::any_of(I.Values, [&](const Expr *V) { return History.historySource(V) != nullptr; });
+    if (Member && !LocalHistory && !History.isGuarded(I.Stmt) &&
         checkMemberInsertion(FD, I, Member, History, Ctx, KeptByMethod))
       continue;
     if (!Loop && !KeptByMethod)

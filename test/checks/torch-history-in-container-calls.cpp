@@ -108,3 +108,49 @@ void fill_sink(Net &model, Sink &s, const std::vector<torch::Tensor> &xs) {
   for (const auto &x : xs)
     s.put(model(x));
 }
+
+// A pool of past generator outputs (CycleGAN's image pool): the method's own
+// loop walks the batch and stores each image; the history comes from the
+// caller's loop, which passes the generator's output on every iteration.
+struct ImagePool {
+  std::vector<torch::Tensor> pool_;
+  int size_ = 50;
+  torch::Tensor query(torch::Tensor images) {
+    std::vector<torch::Tensor> out;
+    for (int i = 0; i < images.size(0); ++i) {
+      if (static_cast<int>(pool_.size()) < size_) {
+        pool_.push_back(images[i]);
+        // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'pool_' keeps a tensor that carries autograd history
+        // CHECK-MESSAGES: :[[@LINE-8]]:30: note: 'pool_' is a data member
+        // CHECK-MESSAGES: :[[@LINE+27]]:19: note: 'query' is called in a loop here, once per iteration
+        // CHECK-MESSAGES: :[[@LINE+26]]:30: note: this argument carries the history
+        out.push_back(images[i].detach());
+      } else {
+        out.push_back(pool_.back().detach());
+      }
+    }
+    return torch::stack(out);
+  }
+  // CHECK-FIXES: pool_.push_back(images[i].detach());
+};
+// The same pool given detached images: nothing to report.
+struct DetachedPool {
+  std::vector<torch::Tensor> pool_;
+  void add(torch::Tensor images) {
+    for (int i = 0; i < images.size(0); ++i)
+      pool_.push_back(images[i]);
+  }
+};
+void train_gan(Net &gen, Net &dis, torch::optim::SGD &opt, ImagePool &pool, DetachedPool &quiet,
+               const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto fake = gen(x);
+    auto loss = dis(fake).mean();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    auto pooled = pool.query(fake);
+    quiet.add(fake.detach());
+    (void)pooled;
+  }
+}

@@ -103,7 +103,13 @@ fi
 for v in $EXTRA_V; do
   [ "$v" = "$LLVM_V" ] && continue
   mkdir -p "build-$v"
+  # A build for the tests only (the checks' lit suite, the driver's and the
+  # core's unit tests against another LLVM): -O1 takes about a fifth less
+  # CPU than -O3 to compile (UnneededRetainGraphCheck.cpp 10.9 s -> 8.9 s,
+  # utils/History.cpp 14.0 s -> 11.3 s with GCC 12), and these tests' time is
+  # clang's own parsing.
   cmake -S . -B "build-$v" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DLIBTORCH_TIDY_LLVM_VERSION="$v" \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF -DLIBTORCH_TIDY_BUILD_EXAMPLES=OFF -DLIBTORCH_TIDY_TORCH_PCH=OFF \
     ${LIBTORCH_TIDY_CMAKE_ARGS:-} >"build-$v/configure.log" 2>&1 \
     || { cat "build-$v/configure.log"; exit 1; }

@@ -12,7 +12,14 @@
 # main build's 1.13 when built) against Python's torch.amp.GradScaler of the
 # same wheel, in a virtual environment .whl/venv that it installs once.
 #   TORCH_SPEC=torch  WHL_DIR=.whl  BUILD_DIR=build-torch2  JOBS=2  LIBTORCH_TIDY_SKIP_PARITY=1
+#   scripts/test-torch2.sh --fetch   only the downloads and installs (the wheel,
+#                                    the CUDA runtime wheels, the parity's virtual
+#                                    environment), nothing built: scripts/test.sh
+#                                    runs it in the background while it builds, so
+#                                    that the network's time overlaps the CPU's.
 set -euo pipefail
+FETCH_ONLY=0
+if [ "${1:-}" = --fetch ]; then FETCH_ONLY=1; fi
 cd "$(dirname "$0")/.."
 WHL_DIR=${WHL_DIR:-.whl}
 BUILD_DIR=${BUILD_DIR:-build-torch2}
@@ -20,6 +27,8 @@ JOBS=${JOBS:-2}
 TORCH_SPEC=${TORCH_SPEC:-torch}
 PIP=(python3 -m pip)
 if ! "${PIP[@]}" --version >/dev/null 2>&1; then
+  # In the background (--fetch) apt-get may be busy with another install.
+  if [ $FETCH_ONLY = 1 ]; then echo "test-torch2: --fetch: no pip; the step itself installs it" >&2; exit 0; fi
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
   else
@@ -79,6 +88,36 @@ if [ -z "$cudalibs" ]; then
       extract --flat "$w" "$cudalibs" libcudart.so libcupti.so
     done
   fi
+fi
+
+# The parity's virtual environment (see below), installed once.
+install_venv() {
+  venv="$WHL_DIR/venv"
+  marker="$venv/.installed-$(basename "$whl" .whl)"
+  if [ ! -e "$marker" ]; then
+    echo "test-torch2: installing $(basename "$whl") and its dependencies into $venv (once)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --no-deps "$whl"
+    mapfile -t reqs < <("$venv/bin/python" - <<'PY'
+from importlib.metadata import distribution
+for r in distribution("torch").requires or []:
+    spec, _, marker = r.partition(";")
+    name = spec.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].strip().lower()
+    if "extra ==" in marker or name in ("triton", "cuda-bindings"):
+        continue
+    print(spec.strip())
+PY
+)
+    # --no-warn-conflicts: triton and cuda-bindings are left out on purpose
+    "$venv/bin/python" -m pip install --quiet --no-warn-conflicts "${reqs[@]}"
+    touch "$marker"
+  fi
+}
+if [ $FETCH_ONLY = 1 ]; then
+  if [ "${LIBTORCH_TIDY_SKIP_PARITY:-0}" != 1 ]; then install_venv; fi
+  echo "test-torch2: --fetch: LibTorch $version, the CUDA runtime libraries and the parity's environment are in $WHL_DIR ($((SECONDS - start)) s)"
+  exit 0
 fi
 
 # The wheel's C++ ABI: new (1) when libc10 exports std::__cxx11 symbols.
@@ -158,27 +197,7 @@ echo "test-torch2: runtime tests pass against LibTorch $version ($((SECONDS - st
 # machine: they come from the nvidia-* / cuda-toolkit wheels (about 3 GB,
 # installed once, kept in $WHL_DIR/venv). LIBTORCH_TIDY_SKIP_PARITY=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_PARITY:-0}" != 1 ]; then
-  venv="$WHL_DIR/venv"
-  marker="$venv/.installed-$(basename "$whl" .whl)"
-  if [ ! -e "$marker" ]; then
-    echo "test-torch2: installing $(basename "$whl") and its dependencies into $venv (once)"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --no-deps "$whl"
-    mapfile -t reqs < <("$venv/bin/python" - <<'PY'
-from importlib.metadata import distribution
-for r in distribution("torch").requires or []:
-    spec, _, marker = r.partition(";")
-    name = spec.split("[")[0].split("=")[0].split("<")[0].split(">")[0].split("~")[0].strip().lower()
-    if "extra ==" in marker or name in ("triton", "cuda-bindings"):
-        continue
-    print(spec.strip())
-PY
-)
-    # --no-warn-conflicts: triton and cuda-bindings are left out on purpose
-    "$venv/bin/python" -m pip install --quiet --no-warn-conflicts "${reqs[@]}"
-    touch "$marker"
-  fi
+  install_venv
   parity=(--cpp "$BUILD_DIR/amp_parity")
   if [ -x build/bin/amp_parity ]; then parity+=(--cpp build/bin/amp_parity); fi
   "$venv/bin/python" -W ignore test/runtime/amp_parity.py "${parity[@]}"

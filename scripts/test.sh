@@ -43,6 +43,22 @@ if [ "${#failed[@]}" -ne 0 ]; then
   echo "test: setup failed" >&2
   exit 1
 fi
+# The downloads of test-torch2.sh (the 540 MB torch wheel, the CUDA runtime
+# wheels, its virtual environment of about 3 GB) in the background, at low
+# priority, while the steps below build and test: the network's time overlaps
+# the CPU's. The step waits for it; whatever it left undone, the step does.
+fetch_pid=""
+if [ "${LIBTORCH_TIDY_SKIP_TORCH2:-0}" != 1 ]; then
+  nice -n 10 bash scripts/test-torch2.sh --fetch >"$timing/torch2-fetch.log" 2>&1 &
+  fetch_pid=$!
+fi
+wait_fetch() {
+  if [ -n "$fetch_pid" ]; then
+    wait "$fetch_pid" || echo "test: the background downloads failed (the step retries them):" >&2
+    sed 's/^/  /' "$timing/torch2-fetch.log"
+    fetch_pid=""
+  fi
+}
 step "ctest $BUILD_DIR" ctest_in "$BUILD_DIR"
 # The other clang-tidy versions: the checks' and the driver's lit suites and
 # the package; the end-to-end LibTorch tests ran once above (label e2e).
@@ -82,12 +98,14 @@ fi
 # 2-3 minutes on 2 cores once the 540 MB wheel is cached in .whl/; see
 # docs/runtime.md). LIBTORCH_TIDY_SKIP_TORCH2=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_TORCH2:-0}" != 1 ]; then
+  wait_fetch
   step "test-torch2.sh" bash scripts/test-torch2.sh
 fi
 # The runtime's memory snapshots in PyTorch's memory_viz reader (PyPI torch on
 # CPU; about 30 s once its virtual environment exists, see docs/runtime.md).
 # LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT=1 skips it.
 if [ "${LIBTORCH_TIDY_SKIP_SNAPSHOT_FORMAT:-0}" != 1 ]; then
+  wait_fetch
   step "test-snapshot-format.sh" bash scripts/test-snapshot-format.sh
 fi
 

@@ -9,6 +9,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include <cstring>
+#include <optional>
 
 namespace libtorch_tidy {
 
@@ -162,6 +164,61 @@ static bool namesRelativePath(llvm::ArrayRef<std::string> Flags) {
   return false;
 }
 
+std::optional<std::string> libTorchForcedInclude(llvm::StringRef Text) {
+  std::string Includes;
+  bool InComment = false, Any = false;
+  while (!Text.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Text) = Text.split('\n');
+    std::string Code; // the line without its comments
+    for (size_t I = 0; I < Line.size(); ++I) {
+      if (InComment) {
+        if (Line.substr(I).starts_with("*/")) {
+          InComment = false;
+          ++I;
+        }
+        continue;
+      }
+      if (Line.substr(I).starts_with("//"))
+        break;
+      if (Line.substr(I).starts_with("/*")) {
+        InComment = true;
+        ++I;
+        continue;
+      }
+      Code += Line[I];
+    }
+    llvm::StringRef C = llvm::StringRef(Code).trim();
+    if (C.empty())
+      continue;
+    if (!C.consume_front("#"))
+      return std::nullopt;
+    C = C.ltrim();
+    // CMake's cmake_pch.hxx wraps its #include lines in these.
+    if (C.consume_front("pragma")) {
+      C = C.trim();
+      if (C == "once" || C == "system_header" || C == "GCC system_header" || C == "clang system_header")
+        continue;
+      return std::nullopt;
+    }
+    if (C == "ifdef __cplusplus" || C.starts_with("endif") || C == "if defined(__cplusplus)")
+      continue;
+    if (!C.consume_front("include"))
+      return std::nullopt;
+    C = C.trim();
+    if (!C.starts_with("<") || !C.ends_with(">"))
+      return std::nullopt;
+    llvm::StringRef Name = C.drop_front().drop_back();
+    if (!isLibTorchInclude(Name) && !isStandardLibraryHeader(Name))
+      return std::nullopt;
+    Any |= isLibTorchInclude(Name);
+    Includes += "#include <" + Name.str() + ">\n";
+  }
+  if (!Any)
+    return std::nullopt;
+  return Includes;
+}
+
 PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> ExtraArgs,
                 llvm::StringRef ClangId) {
   PchPlan Plan;
@@ -172,6 +229,7 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
     return Plan;
   }
   const std::vector<std::string> &A = Command.Arguments;
+  std::string ForcedPrefix; // the includes of forced LibTorch headers
   for (size_t I = 1; I < A.size(); ++I) {
     llvm::StringRef Arg = A[I];
     if (Arg == "-c" || llvm::is_contained({"-MD", "-MMD", "-MP", "-MG", "-M", "-MM"}, Arg))
@@ -185,8 +243,35 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
       continue;
     if (Arg.starts_with("-include") || Arg.starts_with("--include") || Arg.starts_with("-imacros") ||
         Arg.starts_with("--imacros")) {
-      Plan.WhyNot = "a forced include (" + Arg.str() + ")";
-      return Plan;
+      // A forced header that only includes LibTorch (CMake's cmake_pch.hxx
+      // of target_precompile_headers(<torch/torch.h>), a build's own wrapper
+      // header): its includes open the precompiled header, and the flag stays
+      // out of the header's build (the analysis still passes it: clang loads
+      // the precompiled header first, and the forced header's includes then
+      // cost nothing).
+      std::string Header;
+      size_t Skip = 0;
+      if (Arg == "-include" || Arg == "--include") {
+        if (I + 1 < A.size())
+          Header = A[I + 1];
+        Skip = 1;
+      } else if (Arg.starts_with("--include=")) {
+        Header = Arg.drop_front(strlen("--include=")).str();
+      } else if (Arg.starts_with("-include") && !Arg.starts_with("-include-pch") &&
+                 !Arg.starts_with("-include-")) {
+        Header = Arg.drop_front(strlen("-include")).str();
+      }
+      std::optional<std::string> Forced;
+      if (!Header.empty())
+        if (auto Buf = llvm::MemoryBuffer::getFile(absoluteIn(Header, Command.Directory)))
+          Forced = libTorchForcedInclude((*Buf)->getBuffer());
+      if (!Forced) {
+        Plan.WhyNot = "a forced include (" + Arg.str() + ")";
+        return Plan;
+      }
+      ForcedPrefix += *Forced;
+      I += Skip;
+      continue;
     }
     if (Arg == "-x" || Arg.starts_with("-x") || Arg.starts_with("--language") ||
         Arg.starts_with("-fmodules") || Arg == "--") {
@@ -204,6 +289,21 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
     return Plan;
   }
   Plan.Prefix = pchPrefix((*Buf)->getBuffer(), Plan.WhyNot);
+  if (!ForcedPrefix.empty()) {
+    // The forced headers come first; the file's own leading LibTorch
+    // includes (the same ones, most often) follow, once each.
+    llvm::StringSet<> Seen;
+    std::string Prefix;
+    for (llvm::StringRef Text : {llvm::StringRef(ForcedPrefix), llvm::StringRef(Plan.Prefix)}) {
+      llvm::SmallVector<llvm::StringRef, 8> Lines;
+      Text.split(Lines, '\n', -1, false);
+      for (llvm::StringRef L : Lines)
+        if (Seen.insert(L).second)
+          Prefix += L.str() + "\n";
+    }
+    Plan.Prefix = std::move(Prefix);
+    Plan.WhyNot.clear();
+  }
   if (Plan.Prefix.empty())
     return Plan;
   // The directory counts only where a flag names a path relative to it: a

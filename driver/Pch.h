@@ -31,6 +31,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,12 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
 /// standard library headers (so that files listing different ones share it);
 /// empty with the reason when the file does not start that way.
 std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot);
+
+/// The #include lines of a forced header (-include) whose every line includes
+/// LibTorch or the standard library (at least one LibTorch header), as
+/// CMake's cmake_pch.hxx and build-made wrapper headers do; nullopt for any
+/// other header (its code or macros could change what LibTorch means).
+std::optional<std::string> libTorchForcedInclude(llvm::StringRef Text);
 
 /// Whether an angled #include names a C++ or C standard library header.
 bool isStandardLibraryHeader(llvm::StringRef Name);

@@ -221,7 +221,7 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
     cp "$src" "$copy"
     # A program's own options: PROGRAM.clang-tidy next to it.
     if [ -e "${src%.cpp}.clang-tidy" ]; then cfg=(--config-file="${src%.cpp}.clang-tidy"); fi
-    "$TIDY" --load "$PLUGIN" "${cfg[@]}" --checks="-*,$id" --fix --fix-notes --quiet "$copy" -- \
+    "$TIDY" --load "$PLUGIN" "${SCOPE[@]}" "${cfg[@]}" --checks="-*,$id$SCOPE_CHECK" --fix --fix-notes --quiet "$copy" -- \
       "${TIDY_PCH[@]}" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" >"$out" 2>&1 || true
     if ! grep -q "warning: .*\[$id\]" "$out"; then
       echo "test-torch2: $id: no finding against LibTorch $version"; sed -n 1,20p "$out"; return 1
@@ -268,6 +268,15 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   # a header the PCH holds is not checked again (LibTorch's own code, which
   # the checks skip anyway). When it does not build, clang-tidy parses the
   # headers as text, as before.
+  # The scope module the command loads beside the plugin (libtorch-tidy-user-scope:
+  # clang-tidy's AST walk stays out of the system headers, so the matchers do not
+  # visit LibTorch's own declarations), as `libtorch-tidy` runs the checks.
+  SCOPE=()
+  SCOPE_CHECK=""
+  if [ -e "$(dirname "$PLUGIN")/LibTorchTidyScope.so" ]; then
+    SCOPE=(--load "$(dirname "$PLUGIN")/LibTorchTidyScope.so")
+    SCOPE_CHECK=",libtorch-tidy-user-scope"
+  fi
   TIDY_CLANG=${TIDY_CLANG:-$(dirname "$(readlink -f "$TIDY")")/clang++}
   TIDY_PCH=()
   if [ -x "$TIDY_CLANG" ]; then

@@ -90,6 +90,49 @@ void run(Net &m, torch::optim::SGD &opt, torch::Tensor x) { epoch(m, opt, x); }
   EXPECT_LT(Pos("epoch"), Pos("run"));
 }
 
+TEST(Summaries, SynchronisesOnEveryCall) {
+  auto P = parse(R"cpp(
+float value(const torch::Tensor &t) { return t.item<float>(); }
+double norm(const std::vector<torch::Tensor> &ps) {
+  double s = 0;
+  for (const auto &p : ps)
+    if (p.grad().defined())
+      s += p.grad().sum().item<double>();
+  return s;
+}
+void report(const torch::Tensor &t) { float v = value(t); (void)v; }
+void every(int step, const torch::Tensor &t) {
+  if (step % 100 != 0)
+    return;
+  float v = t.item<float>();
+  (void)v;
+}
+void when(bool verbose, const torch::Tensor &t) {
+  if (verbose)
+    report(t);
+}
+bool diverged(const torch::Tensor &t) { return t.item<float>() > 1e6f; }
+bool check(const torch::Tensor &t) {
+  if (value(t) > 1.0f)
+    return true;
+  return false;
+}
+)cpp");
+  auto Level = [&](llvm::StringRef Name) {
+    const FunctionSummary *S = P->summary(Name);
+    EXPECT_TRUE(S) << Name.str();
+    return S ? S->SyncEveryCall : NotReached;
+  };
+  EXPECT_EQ(Level("value"), 0u);
+  EXPECT_EQ(Level("norm"), 0u);   // once per parameter; a defined() test chooses nothing
+  EXPECT_EQ(Level("report"), 1u); // through value()
+  EXPECT_EQ(Level("every"), NotReached);    // a return before it skips it
+  EXPECT_EQ(Level("when"), NotReached);     // under `if (verbose)`
+  EXPECT_EQ(Level("diverged"), 0u);         // its value leaves the function: the caller decides
+  EXPECT_EQ(Level("check"), NotReached);    // the helper's value decides a branch here
+  EXPECT_EQ(P->summary("every")->Sync, 0u); // "may synchronise" stays as it was
+}
+
 TEST(Summaries, ParametersWrittenInsertedReturned) {
   auto P = parse(R"cpp(
 void fill(torch::Tensor k, torch::Tensor v) { k[0] = v; }

@@ -19,3 +19,8 @@ crash_module = getattr(config, "crash_module", "")
 if crash_module and os.path.exists(crash_module):
     config.substitutions.append(("%crash_module", crash_module))
     config.available_features.add("crash-module")
+# Headless Neovim (lsp-neovim-snippet.test), named by its full path.
+import shutil  # noqa: E402
+if shutil.which("nvim"):
+    config.substitutions.append(("%nvim", shutil.which("nvim")))
+    config.available_features.add("nvim")

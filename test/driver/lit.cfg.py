@@ -19,8 +19,10 @@ crash_module = getattr(config, "crash_module", "")
 if crash_module and os.path.exists(crash_module):
     config.substitutions.append(("%crash_module", crash_module))
     config.available_features.add("crash-module")
-# Headless Neovim (lsp-neovim-snippet.test), named by its full path.
+# Headless Neovim (lsp-neovim-snippet.test) and node (vscode-extension.test),
+# named by their full paths: the tests run them with a PATH of their own.
 import shutil  # noqa: E402
-if shutil.which("nvim"):
-    config.substitutions.append(("%nvim", shutil.which("nvim")))
-    config.available_features.add("nvim")
+for tool in ("nvim", "node"):
+    if shutil.which(tool):
+        config.substitutions.append(("%" + tool, shutil.which(tool)))
+        config.available_features.add(tool)

@@ -5,7 +5,7 @@
 local out = assert(io.open(os.getenv('LTT_OUT'), 'w'))
 local function servers()
   local found = {}
-  for _, c in pairs(vim.lsp.get_active_clients()) do
+  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
     table.insert(found, c.name .. ': ' .. table.concat(c.config.cmd, ' '))
   end
   table.sort(found)

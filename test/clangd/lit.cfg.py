@@ -16,7 +16,8 @@ if config.stock_clangd and os.path.exists(config.stock_clangd):
     config.available_features.add("stock-clangd")
 # Headless Neovim (test/clangd/neovim.test), named by its full path: the
 # test runs it with a PATH of its own; %path is the suite's PATH, to extend.
-nvim = shutil.which("nvim")
+# $LIBTORCH_TIDY_NVIM names another Neovim than the one on PATH.
+nvim = os.environ.get("LIBTORCH_TIDY_NVIM") or shutil.which("nvim")
 if nvim:
     config.substitutions.append(("%nvim", nvim))
     config.available_features.add("nvim")

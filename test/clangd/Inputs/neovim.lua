@@ -24,7 +24,7 @@ local timeout = tonumber(os.getenv('LTT_TIMEOUT_MS') or '120000')
 
 local function clients()
   local found = {}
-  for _, c in pairs(vim.lsp.get_active_clients()) do
+  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
     table.insert(found, c)
   end
   return found

@@ -19,3 +19,12 @@ crash_module = getattr(config, "crash_module", "")
 if crash_module and os.path.exists(crash_module):
     config.substitutions.append(("%crash_module", crash_module))
     config.available_features.add("crash-module")
+# Headless Neovim (lsp-neovim-snippet.test) and node (vscode-extension.test),
+# named by their full paths: the tests run them with a PATH of their own.
+# $LIBTORCH_TIDY_NVIM names another Neovim than the one on PATH.
+import shutil  # noqa: E402
+for tool, found in (("nvim", os.environ.get("LIBTORCH_TIDY_NVIM") or shutil.which("nvim")),
+                    ("node", shutil.which("node"))):
+    if found:
+        config.substitutions.append(("%" + tool, found))
+        config.available_features.add(tool)

@@ -71,7 +71,9 @@ const CallExpr *SyncInLoopCheck::everyCallSyncIn(const FunctionDecl *Callee, AST
 }
 
 void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  const TrainingLoopAnalysis &Analysis = core().trainingLoops(FD, Ctx, 0);
+  // A loop that trains through a helper (`loss = train_step(x, y)`, one
+  // backward pass and step per call) is a training loop too.
+  const TrainingLoopAnalysis &Analysis = core().trainingLoops(FD, Ctx, CallDepth, /*Linked=*/true);
   if (Analysis.empty())
     return;
   // The synchronisations are the core's facts (item(), cpu(), to(kCPU),

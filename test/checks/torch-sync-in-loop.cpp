@@ -395,3 +395,38 @@ void train_with_quiet_helpers(Net &model, torch::optim::SGD &opt, torch::Tensor 
     (void)later;
   }
 }
+
+// ---- loops that train through a helper ---------------------------------------
+
+torch::Tensor train_step(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  opt.zero_grad();
+  auto loss = torch::nll_loss(model(x), y);
+  loss.backward();
+  opt.step();
+  return loss;
+}
+void loop_through_step_helper(Net &model, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs,
+                              torch::Tensor y) {
+  std::vector<float> losses;
+  for (auto &x : xs) {
+    auto loss = train_step(model, opt, x, y);
+    losses.push_back(loss.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item()' on every iteration of the training loop
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: training loop here
+  }
+}
+// Look-alike: an epoch loop around a helper that holds the whole training
+// loop: one item() per epoch, not per step.
+torch::Tensor train_epoch(Net &model, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs,
+                          torch::Tensor y) {
+  auto total = torch::zeros({});
+  for (auto &x : xs)
+    total += train_step(model, opt, x, y).detach();
+  return total;
+}
+void epochs(Net &model, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs, torch::Tensor y) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    auto total = train_epoch(model, opt, xs, y);
+    std::printf("epoch %d loss %f\n", epoch, total.item<float>());
+  }
+}

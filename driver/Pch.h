@@ -56,6 +56,14 @@ PchPlan planPch(const CompileCommand &Command, llvm::ArrayRef<std::string> Extra
 /// empty with the reason when the file does not start that way.
 std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot);
 
+/// Whether a prebuilt precompiled LibTorch header (--pch-file) may be
+/// included before the translation unit: its first #include other than
+/// standard library ones is a LibTorch one, directly or through quoted
+/// headers that start the same way (an include guard and #pragma once
+/// allowed), so LibTorch is the first thing it parses. Else false, with the
+/// reason.
+bool startsWithLibTorch(const CompileCommand &Command, std::string &WhyNot);
+
 /// Whether an angled #include names a C++ or C standard library header.
 bool isStandardLibraryHeader(llvm::StringRef Name);
 

@@ -13,7 +13,18 @@ database rather than clang-tidy directly: the command's JSON report is what
 `libtorch-tidy merge` reads (clang-tidy's own output is not), and the command
 applies the same LibTorch prefilter, header filter, deduplication and
 fingerprints as a run outside Bazel, so the findings are the same. Its own
-results cache and precompiled header are off (--no-cache --no-pch): Bazel caches.
+results cache is off (--no-cache): Bazel caches.
+
+The precompiled LibTorch header: parsing <torch/torch.h> is most of an
+analysis. The aspect, visiting the LibTorch cc_library (the one tagged
+"libtorch_tidy_pch", as libtorch_system's is), precompiles <torch/torch.h>
+with that target's compile command in an action of its own, once per
+configuration, and hands the header to the analyses of every target that
+depends on it (--pch-file): the command includes it where a source's first
+#include, followed through quoted project headers, is a LibTorch one, and
+parses in full where not or where clang rejects it. The header is relocatable
+(-relocatable-pch, the execution root as -isysroot, no timestamps), so it
+serves actions in other sandboxes and on other machines.
 
 libtorch_tidy_report merges the reports of its `deps` (the aspect applied to
 them) into one text, JSON, SARIF, GitHub or GitLab report with
@@ -35,6 +46,8 @@ LibTorchTidyInfo = provider(
         "reports": "depset of File: the driver's JSON report of each source",
         "sources": "depset of File: the sources (and headers) the reports point into",
         "checks": "depset of File: one stamp per target, made only when its reports hold no finding",
+        "pch": "struct(file, inputs) or None: the precompiled <torch/torch.h> of the LibTorch target " +
+               "this one depends on, and what using it needs (it and the header it was made from)",
     },
 )
 
@@ -75,6 +88,48 @@ def _compile_arguments(ctx, target, src, cc_toolchain, feature_configuration):
     )
     return [compiler] + [f for f in flags if f not in _GCC_ONLY]
 
+# The tag of the cc_library whose headers are LibTorch's (libtorch_system's):
+# <torch/torch.h> is precompiled with its compile command.
+PCH_TAG = "libtorch_tidy_pch"
+
+def _precompile(ctx, target, cc_toolchain, feature_configuration):
+    """The precompiled <torch/torch.h> of the LibTorch target, or None without clang."""
+    clang = ctx.attr._clang.files.to_list()
+    if not clang:
+        return None
+    header = ctx.actions.declare_file("_libtorch_tidy/%s.pch.h" % target.label.name)
+    ctx.actions.write(header, "#include <torch/torch.h>\n")
+    pch = ctx.actions.declare_file("_libtorch_tidy/%s.pch" % target.label.name)
+    command = _compile_arguments(ctx, target, header, cc_toolchain, feature_configuration)
+    flags = [f for f in command[1:] if f not in ["-c", header.path]]
+    args = ctx.actions.args()
+    args.add("pch")
+    args.add_all([clang[0], header, pch])
+    args.add_all(flags)
+    ctx.actions.run(
+        executable = ctx.file._runner,
+        arguments = [args],
+        inputs = depset(
+            [header, clang[0]],
+            transitive = [target[CcInfo].compilation_context.headers, ctx.attr._clang_tidy_data.files],
+        ),
+        outputs = [pch],
+        mnemonic = "LibTorchTidyPch",
+        progress_message = "libtorch-tidy: precompiling <torch/torch.h> for %s" % target.label,
+    )
+
+    # clang checks that the files a precompiled header was made from are
+    # there, its own header among them.
+    return struct(file = pch, inputs = [pch, header])
+
+def _project_files(ctx):
+    """The target's own sources and headers (reports point into them)."""
+    files = []
+    for name in ["srcs", "hdrs", "textual_hdrs"]:
+        for s in getattr(ctx.rule.attr, name, []):
+            files += s.files.to_list()
+    return files
+
 def _report_path(target, src):
     # One report per source, beside the target's outputs.
     return "_libtorch_tidy/%s/%s.json" % (target.label.name, src.short_path.replace("../", "external/"))
@@ -97,44 +152,66 @@ def _gate(ctx, name, reports, sources, description):
     )
     return stamp
 
+def _features(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    return cc_toolchain, cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+
 def _aspect_impl(target, ctx):
     direct_reports = []
-    direct_sources = []
     srcs = []
-    if CcInfo in target and not target.label.workspace_root and hasattr(ctx.rule.attr, "srcs"):
+    deps = [d[LibTorchTidyInfo] for d in getattr(ctx.rule.attr, "deps", []) if LibTorchTidyInfo in d]
+    main_repo = CcInfo in target and not target.label.workspace_root
+    if main_repo and hasattr(ctx.rule.attr, "srcs"):
         for s in ctx.rule.attr.srcs:
             for f in s.files.to_list():
                 if f.extension in _CXX_EXTENSIONS and f.is_source:
                     srcs.append(f)
+
+    # The precompiled LibTorch header: made by the LibTorch target, used by
+    # every target above it (the first one found among the deps).
+    pch = None
+    if CcInfo in target and PCH_TAG in getattr(ctx.rule.attr, "tags", []):
+        cc_toolchain, feature_configuration = _features(ctx)
+        pch = _precompile(ctx, target, cc_toolchain, feature_configuration)
+    for d in deps:
+        if not pch and d.pch:
+            pch = d.pch
+
     if srcs:
-        cc_toolchain = find_cpp_toolchain(ctx)
-        feature_configuration = cc_common.configure_features(
-            ctx = ctx,
-            cc_toolchain = cc_toolchain,
-            requested_features = ctx.features,
-            unsupported_features = ctx.disabled_features,
-        )
+        cc_toolchain, feature_configuration = _features(ctx)
         headers = target[CcInfo].compilation_context.headers
         driver, clang_tidy, plugin, config = _tools(ctx)
+        scope = ctx.attr._scope.files.to_list()
         for src in srcs:
             report = ctx.actions.declare_file(_report_path(target, src))
             # The compile database: one entry, the directory filled in by the
             # action (the execution root differs from machine to machine and
             # must stay out of the action key).
             database = ctx.actions.declare_file(report.basename[:-len(".json")] + ".compdb.json", sibling = report)
+            arguments = _compile_arguments(ctx, target, src, cc_toolchain, feature_configuration)
+            if pch:
+                # The relocatable header's paths are relative to its -isysroot.
+                arguments = arguments + ["-isysroot", "@EXECROOT@"]
             ctx.actions.write(database, json.encode([{
                 "directory": "@EXECROOT@",
                 "file": src.path,
-                "arguments": _compile_arguments(ctx, target, src, cc_toolchain, feature_configuration),
+                "arguments": arguments,
             }]))
             args = ctx.actions.args()
             args.add("analyse")
             args.add_all([driver, clang_tidy, plugin, config, database, report])
+            if pch:
+                args.add(pch.file)
             ctx.actions.run(
                 executable = ctx.file._runner,
                 arguments = [args],
                 inputs = depset(
-                    [src, database, driver, clang_tidy, plugin, config],
+                    [src, database, driver, clang_tidy, plugin, config] + scope + (pch.inputs if pch else []),
                     transitive = [headers, ctx.attr._clang_tidy_data.files],
                 ),
                 outputs = [report],
@@ -142,26 +219,24 @@ def _aspect_impl(target, ctx):
                 progress_message = "libtorch-tidy %s" % src.short_path,
             )
             direct_reports.append(report)
-            direct_sources.append(src)
-        direct_sources_set = depset(direct_sources, transitive = [headers])
-    else:
-        direct_sources_set = depset()
 
-    deps = [d[LibTorchTidyInfo] for d in getattr(ctx.rule.attr, "deps", []) if LibTorchTidyInfo in d]
+    # What merging reads besides the reports: the project's files the findings
+    # point into (for the text report's lines and SARIF's columns), never the
+    # headers of external repositories (LibTorch's thousands).
     reports = depset(direct_reports, transitive = [d.reports for d in deps])
-    sources = depset(transitive = [direct_sources_set] + [d.sources for d in deps])
+    sources = depset(_project_files(ctx) if main_repo else [], transitive = [d.sources for d in deps])
     gates = []
     if direct_reports:
         gates.append(_gate(
             ctx,
             "_libtorch_tidy/%s.ok" % target.label.name,
             depset(direct_reports),
-            direct_sources_set,
+            sources,
             "libtorch-tidy findings of %s" % target.label,
         ))
     checks = depset(gates, transitive = [d.checks for d in deps])
     return [
-        LibTorchTidyInfo(reports = reports, sources = sources, checks = checks),
+        LibTorchTidyInfo(reports = reports, sources = sources, checks = checks, pch = pch),
         OutputGroupInfo(
             libtorch_tidy = reports,
             libtorch_tidy_check = depset(transitive = [reports, checks]),
@@ -173,6 +248,8 @@ _TOOL_ATTRS = {
     "_clang_tidy": attr.label(default = Label("//:clang_tidy"), allow_single_file = True, cfg = "exec"),
     "_clang_tidy_data": attr.label(default = Label("//:clang_tidy_data"), allow_files = True, cfg = "exec"),
     "_plugin": attr.label(default = Label("//:plugin"), allow_single_file = True, cfg = "exec"),
+    "_scope": attr.label(default = Label("//:scope"), allow_files = True, cfg = "exec"),
+    "_clang": attr.label(default = Label("//:clang"), allow_files = True, cfg = "exec"),
     "_config": attr.label(default = Label("//:config"), allow_single_file = True),
     "_runner": attr.label(default = Label("//:runner.sh"), allow_single_file = True, cfg = "exec"),
 }

@@ -26,12 +26,23 @@ def _tools_impl(rctx):
     rctx.symlink(plugin, "lib/LibTorchTidy.so")
     rctx.symlink(tidy, "llvm/bin/clang-tidy")
     rctx.symlink(resource, "llvm/lib/clang/%s/include" % v)
+
+    # Optional: the command's scope module (beside the plugin, where the
+    # command looks for it) and clang (for the precompiled LibTorch header).
+    scope = rctx.path(str(plugin.dirname) + "/LibTorchTidyScope.so")
+    if scope.exists:
+        rctx.symlink(scope, "lib/LibTorchTidyScope.so")
+    clang = rctx.path(str(llvm) + "/bin/clang++")
+    if clang.exists:
+        rctx.symlink(clang, "llvm/bin/clang++")
     rctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
 exports_files(["bin/libtorch-tidy", "lib/LibTorchTidy.so", "llvm/bin/clang-tidy"])
 alias(name = "driver", actual = "bin/libtorch-tidy")
 alias(name = "plugin", actual = "lib/LibTorchTidy.so")
 alias(name = "clang_tidy", actual = "llvm/bin/clang-tidy")
 filegroup(name = "clang_tidy_data", srcs = glob(["llvm/lib/clang/**"]))
+filegroup(name = "scope", srcs = glob(["lib/LibTorchTidyScope.so"]))
+filegroup(name = "clang", srcs = glob(["llvm/bin/clang++"]))
 """)
 
 libtorch_tidy_tools = repository_rule(
@@ -46,6 +57,10 @@ libtorch_tidy_tools = repository_rule(
     local = True,
 )
 
+# LibTorch needs C++17, which a cc_library cannot pass on to the sources of
+# the targets that depend on it (its copts stay its own): the workspace's
+# .bazelrc sets it (`build --cxxopt=-std=c++17`, docs/ci.md). The tag makes the
+# libtorch-tidy aspect precompile <torch/torch.h> once per configuration.
 _LIBTORCH_BUILD = """package(default_visibility = ["//visibility:public"])
 cc_library(
     name = "libtorch",
@@ -53,6 +68,7 @@ cc_library(
     includes = [".", "torch/csrc/api/include"],
     defines = ["_GLIBCXX_USE_CXX11_ABI=1"],
     linkopts = ["-ltorch", "-ltorch_cpu", "-lc10"],
+    tags = ["libtorch_tidy_pch"],
 )
 """
 

@@ -79,7 +79,15 @@ if(NOT LIBTORCH_TIDY_BUILD_CLANGD STREQUAL "OFF")
     endif()
   endif()
   if(_ltt_deps MATCHES "gRPC::")
-    find_package(gRPC CONFIG QUIET)
+    # Debian's gRPCConfig.cmake stops the configuration (a FATAL_ERROR, QUIET
+    # or not) when its grpc_cpp_plugin is not installed
+    # (protobuf-compiler-grpc): look first, so that AUTO only says it is missing.
+    find_program(LIBTORCH_TIDY_GRPC_CPP_PLUGIN grpc_cpp_plugin)
+    if(LIBTORCH_TIDY_GRPC_CPP_PLUGIN)
+      find_package(gRPC CONFIG QUIET)
+    else()
+      list(APPEND _ltt_clangd_missing "grpc_cpp_plugin (protobuf-compiler-grpc)")
+    endif()
   endif()
   if(_ltt_deps MATCHES "protobuf::")
     find_package(Protobuf QUIET)

@@ -330,7 +330,7 @@ llvm::Expected<AnalysisPlan> planAnalysis(AnalysisOptions Opt) {
   Opt.Tidy.BuildDir = P.Db.Directory;
   // The fast path's pieces: the scope module beside the plugin, clang beside
   // clang-tidy, the cache keys.
-  if (Opt.UsePch) {
+  if (Opt.UsePch || !Opt.PchFile.empty()) {
     llvm::SmallString<256> Scope(llvm::sys::path::parent_path(Opt.Tidy.Plugin));
     llvm::sys::path::append(Scope, "LibTorchTidyScope.so");
     if (llvm::sys::fs::exists(Scope))
@@ -431,6 +431,14 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
       if (!Hit[I] && !Plans[I].Usable)
         Run.NoPchReasons[I] = Plans[I].WhyNot;
   }
+  // The caller's precompiled header (--pch-file), where LibTorch comes first.
+  std::vector<bool> Prebuilt(Units.size(), false);
+  if (!Opt.PchFile.empty()) {
+    Run.NoPchReasons.resize(Units.size());
+    for (size_t I = 0; I < Units.size(); ++I)
+      if (!Hit[I])
+        Prebuilt[I] = startsWithLibTorch(Units[I], Run.NoPchReasons[I]);
+  }
 
   std::atomic<size_t> PchRuns{0}, PchFallbacks{0};
   Progress Bar(Opt.Progress, Units.size(), Opt.Cwd);
@@ -458,6 +466,8 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
             } else {
               Run.NoPchReasons[I] = "the precompiled header did not build: " + B.Error;
             }
+          } else if (Prebuilt[I]) {
+            Extras.Pch = Opt.PchFile;
           }
           // Each unit with its own database (-p), when several are read.
           TidyOptions Tidy = Opt.Tidy;
@@ -468,11 +478,11 @@ AnalysisRun runAnalysis(const AnalysisPlan &P) {
             ++PchRuns;
             if (pchRunFailed(R)) {
               // Whatever went wrong, the plain parse decides.
-              if (llvm::StringRef(R.Error).contains("precompiled") ||
-                  llvm::any_of(R.Findings, [](const Finding &F) {
-                    return llvm::StringRef(F.Message).contains("precompiled header") ||
-                           llvm::StringRef(F.Message).contains(".pch");
-                  }))
+              if (Plans[I].Usable && (llvm::StringRef(R.Error).contains("precompiled") ||
+                                      llvm::any_of(R.Findings, [](const Finding &F) {
+                                        return llvm::StringRef(F.Message).contains("precompiled header") ||
+                                               llvm::StringRef(F.Message).contains(".pch");
+                                      })))
                 Pchs.discard(Plans[I]);
               ++PchFallbacks;
               Extras.Pch.clear();

@@ -51,6 +51,7 @@ struct AnalysisOptions {
   bool All = false;  // also units that include no LibTorch header
   TidyOptions Tidy;  // ClangTidy and Plugin resolved by the caller
   bool UsePch = true;
+  std::string PchFile; // --pch-file: a precompiled header built by the caller (UsePch is then false)
   bool UseCache = true;
   std::string CacheDir; // empty: $LIBTORCH_TIDY_CACHE_DIR, else BUILD/.libtorch-tidy-cache
   std::string CacheSize = "2G";

@@ -46,6 +46,13 @@ llvm::Expected<AnalysisOptions> AnalysisFlags::options(const std::string &Cwd) c
   }
   O.Tidy.TimeoutSeconds = Timeout;
   O.UsePch = !NoPch;
+  if (!PchFile.empty()) {
+    if (!llvm::sys::fs::is_regular_file(PchFile))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--pch-file " + PchFile + ": no such file");
+    O.PchFile = makeAbsolute(PchFile);
+    O.UsePch = false; // the caller's header, not one built here
+  }
   O.UseCache = !NoCache;
   O.CacheDir = CacheDir;
   O.CacheSize = CacheSize;

@@ -73,6 +73,12 @@ struct AnalysisFlags {
                             llvm::cl::desc("Parse every translation unit in full (no precompiled LibTorch "
                                            "header)"),
                             llvm::cl::cat(driverCategory())};
+  llvm::cl::opt<std::string> PchFile{
+      "pch-file",
+      llvm::cl::desc("A precompiled <torch/torch.h> built by the caller with the units' flags (the Bazel "
+                     "aspect builds one per configuration): used instead of building one, for the units "
+                     "whose first #include, followed through quoted headers, is a LibTorch one"),
+      llvm::cl::value_desc("path"), llvm::cl::cat(driverCategory())};
   llvm::cl::opt<unsigned> Timeout{"timeout",
                                   llvm::cl::desc("Seconds one translation unit's analysis may take; past them "
                                                  "it is stopped and reported as not analysed (default: 0, no "

@@ -38,13 +38,20 @@ bool isStandardLibraryHeader(llvm::StringRef Name) {
   return Headers.contains(Name);
 }
 
-std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
-  struct Include {
-    std::string Name;
-    bool Angled;
-  };
+namespace {
+struct Include {
+  std::string Name;
+  bool Angled;
+};
+} // namespace
+
+/// The #include lines at the top of a file (comments, blank lines and
+/// #pragma once between them allowed), and in Stop what ended them ("code",
+/// "#define", ...; empty at the end of the file). With Guard, an include
+/// guard (#ifndef X then #define X) before them is allowed too.
+static std::vector<Include> leadingIncludes(llvm::StringRef Source, std::string &Stop, bool Guard = false) {
   std::vector<Include> Includes;
-  std::string Stop; // what ended the leading block
+  std::string GuardName; // after its #ifndef, until its #define
   bool InComment = false;
   while (!Source.empty() && Stop.empty()) {
     llvm::StringRef Line;
@@ -84,6 +91,19 @@ std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
     C = C.ltrim();
     if (C.consume_front("pragma") && C.trim() == "once")
       continue;
+    if (Guard && Includes.empty() && GuardName.empty() && C.consume_front("ifndef")) {
+      GuardName = C.trim().str();
+      continue;
+    }
+    if (!GuardName.empty()) {
+      if (C.consume_front("define") && C.trim() == GuardName) {
+        GuardName.clear();
+        Guard = false;
+        continue;
+      }
+      Stop = "#ifndef";
+      break;
+    }
     if (!C.consume_front("include")) {
       Stop = "#" + C.take_while([](char Ch) { return llvm::isAlnum(Ch) || Ch == '_'; }).str();
       break;
@@ -97,6 +117,12 @@ std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
     }
     Includes.push_back({C.slice(1, End).str(), Close == '>'});
   }
+  return Includes;
+}
+
+std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot) {
+  std::string Stop;
+  std::vector<Include> Includes = leadingIncludes(Source, Stop);
   // Up to the last LibTorch include before the first quoted one.
   size_t Last = Includes.size();
   for (size_t I = 0; I < Includes.size() && Includes[I].Angled; ++I)
@@ -138,6 +164,79 @@ static std::string absoluteIn(llvm::StringRef Path, llvm::StringRef Dir) {
   }
   llvm::sys::path::remove_dots(P, true);
   return std::string(P);
+}
+
+/// The directories a quoted #include is searched in after the including
+/// file's own: -iquote, -I, then -isystem and -idirafter, in command order.
+static std::vector<std::string> quotedSearchPath(const CompileCommand &Command) {
+  std::vector<std::string> Quote, Angled, System;
+  const std::vector<std::string> &A = Command.Arguments;
+  for (size_t I = 1; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    const std::pair<llvm::StringRef, std::vector<std::string> *> Options[] = {
+        {"-iquote", &Quote}, {"-isystem", &System}, {"-idirafter", &System}, {"-I", &Angled}};
+    for (const auto &[Option, Out] : Options) {
+      if (!Arg.starts_with(Option))
+        continue;
+      llvm::StringRef Value = Arg.drop_front(Option.size());
+      if (Value.empty() && I + 1 < A.size())
+        Value = A[++I];
+      if (!Value.empty())
+        Out->push_back(absoluteIn(Value, Command.Directory));
+      break;
+    }
+  }
+  Quote.insert(Quote.end(), Angled.begin(), Angled.end());
+  Quote.insert(Quote.end(), System.begin(), System.end());
+  return Quote;
+}
+
+bool startsWithLibTorch(const CompileCommand &Command, std::string &WhyNot) {
+  const std::vector<std::string> Search = quotedSearchPath(Command);
+  std::string File = Command.File;
+  // Through at most this many quoted headers (each a file's first include).
+  for (int Depth = 0; Depth < 8; ++Depth) {
+    auto Buf = llvm::MemoryBuffer::getFile(File);
+    if (!Buf) {
+      WhyNot = "unreadable";
+      return false;
+    }
+    std::string Stop;
+    std::vector<Include> Includes = leadingIncludes((*Buf)->getBuffer(), Stop, /*Guard=*/Depth > 0);
+    const Include *First = nullptr;
+    for (const Include &I : Includes)
+      if (I.Angled && isLibTorchInclude(I.Name)) {
+        return true;
+      } else if (!I.Angled || !isStandardLibraryHeader(I.Name)) {
+        First = &I;
+        break;
+      }
+    if (!First || First->Angled) {
+      WhyNot = First                                   ? "<" + First->Name + "> before the first LibTorch #include"
+               : Stop.empty() || Stop == "code" ? "no LibTorch #include at the top of the file"
+                                                : Stop + " before the first LibTorch #include";
+      return false;
+    }
+    // A quoted header first: what it starts with comes first.
+    std::string Found;
+    llvm::SmallString<256> Own(llvm::sys::path::parent_path(File));
+    llvm::sys::path::append(Own, First->Name);
+    if (fs::is_regular_file(Own))
+      Found = std::string(Own);
+    for (size_t I = 0; I < Search.size() && Found.empty(); ++I) {
+      llvm::SmallString<256> P(Search[I]);
+      llvm::sys::path::append(P, First->Name);
+      if (fs::is_regular_file(P))
+        Found = std::string(P);
+    }
+    if (Found.empty()) {
+      WhyNot = "\"" + First->Name + "\" not found before the first LibTorch #include";
+      return false;
+    }
+    File = Found;
+  }
+  WhyNot = "quoted headers nested too deep before the first LibTorch #include";
+  return false;
 }
 
 /// Whether a flag names a path relative to the command's directory (an

@@ -63,6 +63,14 @@ std::string pchPrefix(llvm::StringRef Source, std::string &WhyNot);
 /// other header (its code or macros could change what LibTorch means).
 std::optional<std::string> libTorchForcedInclude(llvm::StringRef Text);
 
+/// Whether a prebuilt precompiled LibTorch header (--pch-file) may be
+/// included before the translation unit: its first #include other than
+/// standard library ones is a LibTorch one, directly or through quoted
+/// headers that start the same way (an include guard and #pragma once
+/// allowed), so LibTorch is the first thing it parses. Else false, with the
+/// reason.
+bool startsWithLibTorch(const CompileCommand &Command, std::string &WhyNot);
+
 /// Whether an angled #include names a C++ or C standard library header.
 bool isStandardLibraryHeader(llvm::StringRef Name);
 

@@ -27,6 +27,7 @@ packages=(cmake ninja-build g++ python3 git ccache
           # libtorch-tidy-clangd (clangd/): clangd's remote index links gRPC and
           # protobuf; stock clangd for its tests and scripts/bench-lsp.py.
           libgrpc++-dev libprotobuf-dev "clangd-$LLVM_V"
+          protobuf-compiler-grpc  # gRPC's CMake package (LLVM 22's clangd) needs its grpc_cpp_plugin
           libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema python3-yaml
           dpkg-dev fakeroot neovim
           bazel-bootstrap bazel-platforms  # the Bazel aspect's test (test/bazel)

@@ -41,9 +41,18 @@ has_runtime=0
 [ -f "$root/usr/lib/libtorch_tidy_runtime.so" ] && has_runtime=1
 for f in usr/bin/libtorch-tidy usr/bin/libtorch-tidy-instrument usr/lib/LibTorchTidy.so \
          usr/lib/cmake/LibTorchTidy/LibTorchTidyConfig.cmake usr/lib/cmake/LibTorchTidy/LibTorchTidyFunctions.cmake \
-         usr/share/doc/libtorch-tidy/README.md usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md; do
+         usr/share/doc/libtorch-tidy/README.md usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md \
+         usr/share/libtorch-tidy/bazel/WORKSPACE usr/share/libtorch-tidy/bazel/BUILD.bazel \
+         usr/share/libtorch-tidy/bazel/defs.bzl usr/share/libtorch-tidy/bazel/repositories.bzl \
+         usr/share/libtorch-tidy/bazel/default.clang-tidy usr/share/libtorch-tidy/bazel/runner.sh \
+         usr/share/libtorch-tidy/bazel/shims/rules_cc/cc/defs.bzl usr/share/libtorch-tidy/bazel/shims/rules_java/java/defs.bzl; do
   [ -e "$root/$f" ] || fail "the package lacks /$f"
 done
+# The Bazel rules as docs/ci.md names them (the bazel-aspect test builds with
+# the same files installed by `cmake --install`): the action wrapper runs.
+[ -x "$root/usr/share/libtorch-tidy/bazel/runner.sh" ] || fail "the package's bazel/runner.sh is not executable"
+grep -q 'path = "/usr/share/libtorch-tidy/bazel"' "$root/usr/share/doc/libtorch-tidy/ci.md" \
+  || fail "docs/ci.md does not name the package's Bazel rules"
 if [ "$has_runtime" = 1 ]; then
   for f in usr/include/libtorch_tidy/probe.h usr/lib/cmake/LibTorchTidyRuntime/LibTorchTidyRuntimeConfig.cmake; do
     [ -e "$root/$f" ] || fail "the package lacks /$f"

@@ -1,0 +1,2 @@
+#pragma once
+#define THIRDPARTY_CONFIG 1

@@ -1,0 +1,3 @@
+#pragma once
+#include <thirdparty/config.h>
+#include <torch/torch.h>

@@ -45,6 +45,31 @@ struct Include {
 };
 } // namespace
 
+/// One line of a file without its comments (a block comment becomes a space);
+/// \p InComment carries an open block comment from line to line.
+static std::string withoutComments(llvm::StringRef Line, bool &InComment) {
+  std::string Code;
+  for (size_t I = 0; I < Line.size(); ++I) {
+    if (InComment) {
+      if (Line.substr(I).starts_with("*/")) {
+        InComment = false;
+        ++I;
+        Code += ' ';
+      }
+      continue;
+    }
+    if (Line.substr(I).starts_with("//"))
+      break;
+    if (Line.substr(I).starts_with("/*")) {
+      InComment = true;
+      ++I;
+      continue;
+    }
+    Code += Line[I];
+  }
+  return Code;
+}
+
 /// The #include lines at the top of a file (comments, blank lines and
 /// #pragma once between them allowed), and in Stop what ended them ("code",
 /// "#define", ...; empty at the end of the file). With Guard, an include
@@ -57,26 +82,7 @@ static std::vector<Include> leadingIncludes(llvm::StringRef Source, std::string 
     llvm::StringRef Line;
     std::tie(Line, Source) = Source.split('\n');
     Line = Line.rtrim("\r");
-    // The line without its comments.
-    std::string Code;
-    for (size_t I = 0; I < Line.size(); ++I) {
-      if (InComment) {
-        if (Line.substr(I).starts_with("*/")) {
-          InComment = false;
-          ++I;
-          Code += ' ';
-        }
-        continue;
-      }
-      if (Line.substr(I).starts_with("//"))
-        break;
-      if (Line.substr(I).starts_with("/*")) {
-        InComment = true;
-        ++I;
-        continue;
-      }
-      Code += Line[I];
-    }
+    std::string Code = withoutComments(Line, InComment);
     llvm::StringRef C = llvm::StringRef(Code).trim();
     if (C.empty())
       continue;
@@ -269,24 +275,7 @@ std::optional<std::string> libTorchForcedInclude(llvm::StringRef Text) {
   while (!Text.empty()) {
     llvm::StringRef Line;
     std::tie(Line, Text) = Text.split('\n');
-    std::string Code; // the line without its comments
-    for (size_t I = 0; I < Line.size(); ++I) {
-      if (InComment) {
-        if (Line.substr(I).starts_with("*/")) {
-          InComment = false;
-          ++I;
-        }
-        continue;
-      }
-      if (Line.substr(I).starts_with("//"))
-        break;
-      if (Line.substr(I).starts_with("/*")) {
-        InComment = true;
-        ++I;
-        continue;
-      }
-      Code += Line[I];
-    }
+    std::string Code = withoutComments(Line, InComment);
     llvm::StringRef C = llvm::StringRef(Code).trim();
     if (C.empty())
       continue;

@@ -248,18 +248,24 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   pch_dir="$BUILD_DIR/torch-pch"
   mkdir -p "$pch_dir"
   printf '#include <torch/torch.h>\n' >"$pch_dir/torch_pch.h"
-  pch_key="$("$CXX" --version | head -1) ${CXXFLAGS[*]} ${CUDA_INC[*]} $version"
-  if [ ! -e "$pch_dir/torch_pch.h.gch" ] || [ "$(cat "$pch_dir/key" 2>/dev/null)" != "$pch_key" ]; then
-    rm -f "$pch_dir/torch_pch.h.gch" "$pch_dir/key"
-    if "$CXX" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -x c++-header "$pch_dir/torch_pch.h" \
-         -o "$pch_dir/torch_pch.h.gch" >"$pch_dir/build.log" 2>&1; then
-      printf '%s' "$pch_key" >"$pch_dir/key"
+  # build_pch COMPILER OUTPUT WHAT: torch_pch.h precompiled by COMPILER with the
+  # programs' flags into OUTPUT, kept while the compiler, the flags and the
+  # LibTorch are the same (OUTPUT.key); no OUTPUT when it does not build.
+  build_pch() {
+    local compiler=$1 out=$2 what=$3 key
+    key="$("$compiler" --version | head -1) ${CXXFLAGS[*]} ${CUDA_INC[*]} $version"
+    if [ -e "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then return 0; fi
+    rm -f "$out" "$out.key"
+    if "$compiler" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -x c++-header "$pch_dir/torch_pch.h" \
+         -o "$out" >"$out.log" 2>&1; then
+      printf '%s' "$key" >"$out.key"
     else
-      echo "test-torch2: the precompiled <torch/torch.h> did not build; parsing it per program"
-      sed -n 1,5p "$pch_dir/build.log"
-      rm -f "$pch_dir/torch_pch.h.gch"
+      echo "test-torch2: the $what precompiled <torch/torch.h> did not build; parsing it per program"
+      sed -n 1,5p "$out.log"
+      rm -f "$out"
     fi
-  fi
+  }
+  build_pch "$CXX" "$pch_dir/torch_pch.h.gch" "$(basename "$CXX")"
   PCH=(-include "$pch_dir/torch_pch.h" -Winvalid-pch)
   # The same header precompiled by the clang that clang-tidy is built from,
   # for the clang-tidy runs: each would otherwise parse the whole of LibTorch
@@ -268,6 +274,12 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   # a header the PCH holds is not checked again (LibTorch's own code, which
   # the checks skip anyway). When it does not build, clang-tidy parses the
   # headers as text, as before.
+  TIDY_CLANG=${TIDY_CLANG:-$(dirname "$(readlink -f "$TIDY")")/clang++}
+  TIDY_PCH=()
+  if [ -x "$TIDY_CLANG" ]; then
+    build_pch "$TIDY_CLANG" "$pch_dir/torch_tidy.pch" clang
+    if [ -e "$pch_dir/torch_tidy.pch" ]; then TIDY_PCH=(-include-pch "$pch_dir/torch_tidy.pch"); fi
+  fi
   # The scope module the command loads beside the plugin (libtorch-tidy-user-scope:
   # clang-tidy's AST walk stays out of the system headers, so the matchers do not
   # visit LibTorch's own declarations), as `libtorch-tidy` runs the checks.
@@ -276,23 +288,6 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   if [ -e "$(dirname "$PLUGIN")/LibTorchTidyScope.so" ]; then
     SCOPE=(--load "$(dirname "$PLUGIN")/LibTorchTidyScope.so")
     SCOPE_CHECK=",libtorch-tidy-user-scope"
-  fi
-  TIDY_CLANG=${TIDY_CLANG:-$(dirname "$(readlink -f "$TIDY")")/clang++}
-  TIDY_PCH=()
-  if [ -x "$TIDY_CLANG" ]; then
-    tidy_key="$("$TIDY_CLANG" --version | head -1) ${CXXFLAGS[*]} ${CUDA_INC[*]} $version"
-    if [ ! -e "$pch_dir/torch_tidy.pch" ] || [ "$(cat "$pch_dir/tidy-key" 2>/dev/null)" != "$tidy_key" ]; then
-      rm -f "$pch_dir/torch_tidy.pch" "$pch_dir/tidy-key"
-      if "$TIDY_CLANG" "${CXXFLAGS[@]}" "${CUDA_INC[@]}" -x c++-header "$pch_dir/torch_pch.h" \
-           -o "$pch_dir/torch_tidy.pch" >"$pch_dir/tidy-build.log" 2>&1; then
-        printf '%s' "$tidy_key" >"$pch_dir/tidy-key"
-      else
-        echo "test-torch2: the clang precompiled <torch/torch.h> did not build; clang-tidy parses it per program"
-        sed -n 1,5p "$pch_dir/tidy-build.log"
-        rm -f "$pch_dir/torch_tidy.pch"
-      fi
-    fi
-    if [ -e "$pch_dir/torch_tidy.pch" ]; then TIDY_PCH=(-include-pch "$pch_dir/torch_tidy.pch"); fi
   fi
   pairs=(test/e2e/Inputs/verify_eval.cpp:torch-eval-without-no-grad)
   # AOTInductor (2.x only, so not in test/e2e/Inputs/*.cpp, which 1.13 builds

@@ -198,20 +198,7 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     const bool KeptByMethod = !Loop && Member && Method && !isa<CXXConstructorDecl>(FD) &&
                               !isModuleClass(Method->getParent()) &&
                               !isEmptiedIn(Body, Container) && !emptiedByAMethod(Member, FD);
-    // A method called once per iteration of a loop elsewhere: reported with the
-    // call chain (or left alone when the member leaves the class). So is a
-    // member filled in a loop of the method itself (one image per element of
-    // a batch, an image pool) with values its callers bring: the method's own
-    // loop makes no history, its callers' loop does.
-    const bool LocalHistory =
-        Loop && llvm::any_of(I.Values, [&](const Expr *V) { return History.historySource(V) != nullptr; });
-    if (Member && !LocalHistory && !History.isGuarded(I.Stmt) &&
-        checkMemberInsertion(FD, I, Member, History, Ctx, KeptByMethod))
-      continue;
-    if (!Loop && !KeptByMethod)
-      continue;
-    if (Loop && !outlivesIteration(Container, Loop, SM))
-      continue;
+    // The first value stored that carries history made in this body.
     const Expr *Value = nullptr;
     const Expr *Source = nullptr;
     for (const Expr *V : I.Values)
@@ -219,6 +206,19 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
         Value = V;
         break;
       }
+    // A method called once per iteration of a loop elsewhere: reported with the
+    // call chain (or left alone when the member leaves the class). So is a
+    // member filled in a loop of the method itself (one image per element of
+    // a batch, an image pool) with values its callers bring: the method's own
+    // loop makes no history, its callers' loop does.
+    const bool LocalHistory = Loop && Source;
+    if (Member && !LocalHistory && !History.isGuarded(I.Stmt) &&
+        checkMemberInsertion(FD, I, Member, History, Ctx, KeptByMethod))
+      continue;
+    if (!Loop && !KeptByMethod)
+      continue;
+    if (Loop && !outlivesIteration(Container, Loop, SM))
+      continue;
     if (!Source)
       continue;
     // Kept on purpose (rollouts of log-probabilities, per-step losses summed

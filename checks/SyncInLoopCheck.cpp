@@ -45,22 +45,16 @@ const CallExpr *SyncInLoopCheck::everyCallSyncIn(const FunctionDecl *Callee, AST
       llvm::is_contained(Path, Def))
     return nullptr;
   const FunctionFacts &Facts = core().facts(Def, Ctx);
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const Fact *F : Facts.of(Fact::Sync)) {
-    const auto *Call = dyn_cast<CallExpr>(F->S);
-    if (Call && !F->InLambda && habitualSync(Call, Facts.body(), Facts.parents()) != SyncKind::None &&
-        runsOnEveryCall(Call, Facts.body(), Facts.parents(), SM)) {
+  for (const Fact *F : Facts.of(Fact::Sync))
+    if (syncsOnEveryCall(*F, Facts, Ctx)) {
       Path.push_back(Def);
-      return Call;
+      return cast<CallExpr>(F->S);
     }
-  }
   const SummaryTable &Summaries = core().summaries(Ctx);
   for (const Fact *F : Facts.of(Fact::UserCall)) {
     const auto *Call = dyn_cast<CallExpr>(F->S);
     const FunctionSummary *S = Summaries.lookup(F->Callee);
-    if (!Call || F->InLambda || !S || S->SyncEveryCall == NotReached ||
-        valueDecidesControlFlow(Call, Facts.body(), Facts.parents()) ||
-        !runsOnEveryCall(Call, Facts.body(), Facts.parents(), SM))
+    if (!Call || F->InLambda || !S || !syncsOnEveryCallThrough(Call, *S, Facts, Ctx))
       continue;
     Path.push_back(Def);
     if (const CallExpr *Found = everyCallSyncIn(F->Definition, Ctx, Depth - 1, Path))
@@ -71,27 +65,26 @@ const CallExpr *SyncInLoopCheck::everyCallSyncIn(const FunctionDecl *Callee, AST
 }
 
 void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+  // The synchronisations are the core's facts (item(), cpu(), to(kCPU),
+  // torch::cuda::synchronize()); a call of a helper synchronises when its
+  // summary says it does on every call (FunctionSummary::SyncEveryCall).
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.has(Fact::Sync) && Facts.userFunctionCalls().empty())
+    return;
   // A loop that trains through a helper (`loss = train_step(x, y)`, one
   // backward pass and step per call) is a training loop too.
   const TrainingLoopAnalysis &Analysis = core().trainingLoops(FD, Ctx, CallDepth, /*Linked=*/true);
   if (Analysis.empty())
     return;
-  // The synchronisations are the core's facts (item(), cpu(), to(kCPU),
-  // torch::cuda::synchronize()); a call of a helper synchronises when its
-  // summary says it does on every call (FunctionSummary::SyncEveryCall).
-  const FunctionFacts &Facts = core().facts(FD, Ctx);
-  const bool CallsHelpers = !Facts.userFunctionCalls().empty();
-  if (!Facts.has(Fact::Sync) && !CallsHelpers)
-    return;
   const ParentMap &PM = Analysis.parents();
   for (const TrainingLoop &Loop : Analysis.loops()) {
     auto RunsEveryIteration = [&](const CallExpr *Call) {
       return inLoopBody(Call, Loop.Body, PM) &&
-             Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true) &&
-             !valueDecidesControlFlow(Call, Loop.Loop, PM);
+             Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true);
     };
     for (const Fact *F : Facts.of(Fact::Sync)) {
       const auto *Call = dyn_cast<CallExpr>(F->S);
+      // habitualSync leaves out a value the loop branches on.
       SyncKind K = Call ? habitualSync(Call, Loop.Loop, PM) : SyncKind::None;
       if (K == SyncKind::None || !RunsEveryIteration(Call))
         continue;
@@ -109,43 +102,35 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
     // returned with item(), an image copied to the host for a preview).
     const SummaryTable &Summaries = core().summaries(Ctx);
     for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
-      if (!isa<CallExpr>(Call) || !RunsEveryIteration(Call))
+      if (!isa<CallExpr>(Call) || !RunsEveryIteration(Call) || valueDecidesControlFlow(Call, Loop.Loop, PM))
         continue;
-      const FunctionSummary *S = nullptr;
-      bool Elsewhere = false;
-      if (const FunctionSummary *Here = Summaries.lookup(Callee))
-        S = Here;
-      else if (const FunctionDecl *Ext = externalCallee(Call, Ctx)) {
-        S = core().externalSummary(Ext);
-        Elsewhere = true;
-      }
+      const FunctionSummary *S = Summaries.lookup(Callee);
+      const bool Elsewhere = !S;
+      if (Elsewhere)
+        if (const FunctionDecl *Ext = externalCallee(Call, Ctx))
+          S = core().externalSummary(Ext);
       if (!S || !FunctionSummary::reaches(S->SyncEveryCall, CallDepth - 1))
         continue;
-      const FunctionDecl *Named = Call->getDirectCallee() ? Call->getDirectCallee() : Callee;
-      if (Elsewhere) {
-        diag(Call->getBeginLoc(),
-             "'%0' synchronizes the host with the device on every call, and the training loop calls "
-             "it on every iteration: the CPU waits until all queued GPU work is done before it can "
-             "enqueue the next batch")
-            << Named->getQualifiedNameAsString() << Call->getSourceRange();
-        diag(Call->getBeginLoc(), "'%0' is defined in another file (linked summaries, option TorchSummaries)",
-             DiagnosticIDs::Note)
-            << Named->getQualifiedNameAsString();
-        noteLoop(Loop);
-        continue;
-      }
+      // Defined here: the synchronisation itself, for the note.
       llvm::SmallVector<const FunctionDecl *, 4> Path;
-      const CallExpr *Sync = everyCallSyncIn(Callee, Ctx, CallDepth, Path);
-      if (!Sync)
+      const CallExpr *Sync = Elsewhere ? nullptr : everyCallSyncIn(Callee, Ctx, CallDepth, Path);
+      if (!Elsewhere && !Sync)
         continue;
+      const std::string Named =
+          (Call->getDirectCallee() ? Call->getDirectCallee() : Callee)->getQualifiedNameAsString();
       diag(Call->getBeginLoc(),
            "'%0' synchronizes the host with the device on every call, and the training loop calls "
            "it on every iteration: the CPU waits until all queued GPU work is done before it can "
            "enqueue the next batch")
-          << Named->getQualifiedNameAsString() << Call->getSourceRange();
-      diag(Sync->getExprLoc(), "'%0' here, in '%1'%select{|, which '%2' calls}3", DiagnosticIDs::Note)
-          << syncSpelling(classifySync(Sync)) << Path.back()->getQualifiedNameAsString()
-          << Path.front()->getQualifiedNameAsString() << (Path.size() > 1 ? 1 : 0);
+          << Named << Call->getSourceRange();
+      if (Elsewhere)
+        diag(Call->getBeginLoc(), "'%0' is defined in another file (linked summaries, option TorchSummaries)",
+             DiagnosticIDs::Note)
+            << Named;
+      else
+        diag(Sync->getExprLoc(), "'%0' here, in '%1'%select{|, which '%2' calls}3", DiagnosticIDs::Note)
+            << syncSpelling(classifySync(Sync)) << Path.back()->getQualifiedNameAsString()
+            << Path.front()->getQualifiedNameAsString() << (Path.size() > 1 ? 1 : 0);
       noteLoop(Loop);
     }
   }

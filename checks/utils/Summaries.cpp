@@ -82,6 +82,19 @@ SummaryDocument SummaryTable::document() const {
   return Doc;
 }
 
+bool syncsOnEveryCall(const Fact &Sync, const FunctionFacts &F, ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CallExpr>(Sync.S);
+  return Sync.K == Fact::Sync && Call && !Sync.InLambda &&
+         habitualSync(Call, F.body(), F.parents()) != SyncKind::None &&
+         runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager());
+}
+
+bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee,
+                             const FunctionFacts &F, ASTContext &Ctx) {
+  return Callee.SyncEveryCall != NotReached && !valueDecidesControlFlow(Call, F.body(), F.parents()) &&
+         runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager());
+}
+
 const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) {
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   if (!Callee || isVirtualDispatch(Call) || isInLibraryNamespace(Callee))
@@ -153,15 +166,6 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
     return true;
   }
 };
-
-/// A call of a function whose summary synchronises on every call
-/// (SyncEveryCall) that itself runs on every call of the caller \p F, its
-/// value deciding no branch there: the caller synchronises on every call too.
-bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee,
-                             const FunctionFacts &F, ASTContext &Ctx) {
-  return Callee.SyncEveryCall != NotReached && !valueDecidesControlFlow(Call, F.body(), F.parents()) &&
-         runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager());
-}
 
 bool containsStmt(const Stmt *S, const Stmt *Target) {
   return anyStmt(S, [&](const Stmt *X) { return X == Target; });
@@ -302,9 +306,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         break;
       case Fact::Sync:
         S.Sync = 0;
-        if (const auto *Call = dyn_cast<CallExpr>(Fc.S);
-            Call && habitualSync(Call, F.body(), F.parents()) != SyncKind::None &&
-            runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager()))
+        if (syncsOnEveryCall(Fc, F, Ctx))
           S.SyncEveryCall = 0;
         break;
       case Fact::GradOff:

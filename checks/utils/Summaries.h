@@ -58,6 +58,7 @@
 namespace clang::tidy::torch_check {
 
 class FunctionFacts;
+struct Fact;
 class HistoryFunctions;
 
 /// The summaries of one translation unit.
@@ -111,6 +112,16 @@ private:
 /// a direct call, not a virtual dispatch, not a lambda, not LibTorch's or a
 /// system header's. Null otherwise.
 const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx);
+
+/// \p Sync (a Fact::Sync of \p F's body) synchronises for a reporting habit
+/// on every call of the function (Syncs.h's habitualSync and runsOnEveryCall):
+/// what FunctionSummary::SyncEveryCall records at level 0.
+bool syncsOnEveryCall(const Fact &Sync, const FunctionFacts &F, ASTContext &Ctx);
+/// \p Call, in \p F's body, calls a function whose summary synchronises on
+/// every call (\p Callee), runs on every call of \p F and its value decides no
+/// branch there: \p F synchronises on every call too, one level deeper.
+bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee,
+                             const FunctionFacts &F, ASTContext &Ctx);
 
 /// The USR of \p D, or "" when clang cannot make one.
 std::string usrOf(const Decl *D);

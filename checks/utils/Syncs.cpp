@@ -181,18 +181,10 @@ bool isDefinedTest(const Expr *Cond, bool Negated) {
   return Call && tensorMethodName(Call) == "defined";
 }
 
-/// \p Inner is \p Outer or under it.
-bool isUnder(const Stmt *Inner, const Stmt *Outer, const ParentMap &PM) {
-  for (const Stmt *P = Inner; P; P = PM.getParent(P))
-    if (P == Outer)
-      return true;
-  return false;
-}
-
 /// The loop (or, for a `break`, the switch) that \p Jump leaves or restarts.
 const Stmt *jumpTarget(const Stmt *Jump, const ParentMap &PM) {
   for (const Stmt *P = PM.getParent(Jump); P; P = PM.getParent(P)) {
-    if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(P))
+    if (isLoopStmt(P))
       return P;
     if (isa<SwitchStmt>(P) && isa<BreakStmt>(Jump))
       return P;
@@ -268,14 +260,14 @@ bool runsOnEveryCall(const Stmt *S, const Stmt *Body, const ParentMap &PM, const
     if (isa<LambdaExpr, BlockExpr>(X))
       return Walk::Skip;
     if (!isa<ReturnStmt, GotoStmt, IndirectGotoStmt, BreakStmt, ContinueStmt, CoreturnStmt>(X) ||
-        !startsBefore(X, S, SM) || isUnder(S, X, PM)) // `return f(t.item())` runs it first
+        !startsBefore(X, S, SM) || isDescendant(S, X, PM)) // `return f(t.item())` runs it first
       return Walk::Into;
     if (isa<ReturnStmt>(X) && returnsOnlyWhenUndefined(X, PM))
       return Walk::Into;
     if (isa<BreakStmt, ContinueStmt>(X)) {
       // Only a jump out of (or back in) a loop around S skips it.
       const Stmt *Target = jumpTarget(X, PM);
-      if (!Target || !isUnder(S, Target, PM))
+      if (!Target || !isDescendant(S, Target, PM))
         return Walk::Into;
     }
     return Walk::Stop;

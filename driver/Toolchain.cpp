@@ -125,9 +125,19 @@ std::string findDocsDir() {
   return {};
 }
 
+// The base of the check pages' links: the environment's LIBTORCH_TIDY_DOCS_URL
+// when set, else the configured one (by default the published pages of this
+// version); empty means the local docs.
+static std::string docsBaseUrl() {
+  if (std::optional<std::string> Env = llvm::sys::Process::GetEnv("LIBTORCH_TIDY_DOCS_URL"))
+    return *Env;
+  return LIBTORCH_TIDY_DOCS_URL;
+}
+
 std::string docsLink(llvm::StringRef Check) {
   if (Check.starts_with("torch-")) {
-    llvm::StringRef Base = LIBTORCH_TIDY_DOCS_URL;
+    std::string BaseText = docsBaseUrl();
+    llvm::StringRef Base = BaseText;
     if (!Base.empty())
       return (Base.rtrim('/') + "/checks/" + Check + ".md").str();
     std::string Dir = findDocsDir();

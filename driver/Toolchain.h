@@ -35,7 +35,9 @@ llvm::Expected<std::string> findPlugin(llvm::StringRef Override);
 llvm::Expected<std::string> findClangTidy(llvm::StringRef Override);
 /// The docs directory (holding checks/<id>.md); empty when none is found.
 std::string findDocsDir();
-/// Link to a check's documentation, for reports.
+/// Link to a check's documentation, for reports: the published page of this
+/// version by default, a file:// link to the local docs when the base URL
+/// (configured, or LIBTORCH_TIDY_DOCS_URL in the environment) is empty.
 std::string docsLink(llvm::StringRef Check);
 
 } // namespace libtorch_tidy

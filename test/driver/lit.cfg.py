@@ -8,6 +8,10 @@ import lit_common  # noqa: E402
 lit_common.configure(config, lit_config, [".test"])
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%llvm_version", config.llvm_version))
+# The configured base of report links to the check pages (empty: file:// links).
+if getattr(config, "docs_url", ""):
+    config.substitutions.append(("%docs_url", config.docs_url))
+    config.available_features.add("published-docs-url")
 # The other supported clang-tidy major version, for the mismatch error.
 config.substitutions.append(("%other_llvm_version", "22" if config.llvm_version == "19" else "19"))
 # clang's own omp.h (libomp-N-dev; Debian installs one version at a time).

@@ -73,8 +73,17 @@ rc=0
    "$root/usr/bin/libtorch-tidy" -p "$proj" --format=sarif -o "$work/report.sarif" > "$work/run.log" 2>&1) || rc=$?
 [ "$rc" = 1 ] || { cat "$work/run.log"; fail "expected exit 1 (findings), got $rc"; }
 grep -q '"ruleId": "torch-accumulated-history"' "$work/report.sarif" || fail "no torch-accumulated-history finding"
-grep -q "file://$root/usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md" "$work/report.sarif" \
-  || fail "the report does not link the installed docs"
+# The package links to the published pages of its version (the build's
+# LIBTORCH_TIDY_DOCS_URL; when configured empty, to its installed docs), and
+# LIBTORCH_TIDY_DOCS_URL set empty at run time gives the installed docs.
+docs_url=$(sed -n 's/^LIBTORCH_TIDY_DOCS_URL:STRING=//p' "$build/CMakeCache.txt")
+[ -n "$docs_url" ] || docs_url=file://$root/usr/share/doc/libtorch-tidy
+grep -q "\"helpUri\": \"$docs_url/checks/torch-accumulated-history.md\"" "$work/report.sarif" \
+  || fail "the report does not link $docs_url/checks/torch-accumulated-history.md"
+(cd "$proj" && env -u LIBTORCH_TIDY_PLUGIN -u LIBTORCH_TIDY_CLANG_TIDY LIBTORCH_TIDY_DOCS_URL= \
+   "$root/usr/bin/libtorch-tidy" -p "$proj" --format=sarif -o "$work/report-local.sarif" > "$work/run.log" 2>&1) || true
+grep -q "file://$root/usr/share/doc/libtorch-tidy/checks/torch-accumulated-history.md" "$work/report-local.sarif" \
+  || fail "with LIBTORCH_TIDY_DOCS_URL empty, the report does not link the installed docs"
 "$root/usr/bin/libtorch-tidy" --version | grep -q "for clang-tidy $v" || fail "not the libtorch-tidy for clang-tidy $v"
 echo "libtorch-tidy from the package: torch-accumulated-history found in the example"
 

@@ -9,10 +9,14 @@
 // (two shards report the same header finding), then written by the same
 // writer. Paths in the reports are relative to the directory the shards ran
 // in: run it there (the sources are read for SARIF's columns and the text
-// report's lines). The SARIF rules are the inputs' torch- rules.
+// report's lines). The SARIF rules are the inputs' torch- rules. The units a
+// shard could not analyse and the checks that crashed are carried over, named
+// on stderr and in the exit status (5 with findings, 2 without; 4 a crash), as
+// the unsharded run gives them.
 //
 //===----------------------------------------------------------------------===//
 #include "MergeCommand.h"
+#include "Analysis.h"
 #include "AnalyzeCommand.h"
 #include "AtomicWrite.h"
 #include "Fixes.h"
@@ -44,6 +48,7 @@ struct Input {
   std::vector<Finding> Findings;
   std::vector<CheckInfo> Rules; // SARIF only
   std::optional<ShardInfo> Shard;
+  std::vector<AnalysisNotice> Notices; // units not analysed, checks crashed
 };
 
 std::string absolutePath(llvm::StringRef Root, llvm::StringRef P) {
@@ -145,6 +150,30 @@ llvm::Error readSarif(const json::Object &Doc, Input &In, llvm::StringRef Root, 
             Info.HelpMarkdown = H->getString("markdown").value_or("").str();
           In.Rules.push_back(std::move(Info));
         }
+  if (const json::Array *Invocations = Run.getArray("invocations"))
+    for (const json::Value &IV : *Invocations)
+      if (const json::Object *Inv = IV.getAsObject())
+        if (const json::Array *Notes = Inv->getArray("toolExecutionNotifications"))
+          for (const json::Value &NV : *Notes) {
+            const json::Object *O = NV.getAsObject();
+            if (!O)
+              continue;
+            AnalysisNotice N;
+            if (const json::Object *Rule = O->getObject("associatedRule"))
+              N.Check = Rule->getString("id").value_or("").str();
+            if (const json::Object *Props = O->getObject("properties"))
+              N.CrashReport = Props->getString("crashReport").value_or("").str();
+            if (const json::Object *M = O->getObject("message"))
+              N.Message = M->getString("text").value_or("").str();
+            // The text ends with the crash report the writer appended.
+            std::string Suffix = " (crash report: " + N.CrashReport + ")";
+            if (!N.CrashReport.empty() && llvm::StringRef(N.Message).ends_with(Suffix))
+              N.Message.resize(N.Message.size() - Suffix.size());
+            if (const json::Array *Locs = O->getArray("locations"))
+              if (!Locs->empty() && (*Locs)[0].getAsObject())
+                N.File = sarifLocation((*Locs)[0].getAsObject()->getObject("physicalLocation"), Root, Sources).File;
+            In.Notices.push_back(std::move(N));
+          }
   const json::Array *Results = Run.getArray("results");
   if (!Results)
     return Bad("no results");
@@ -219,6 +248,13 @@ llvm::Error readJson(const json::Object &Doc, Input &In, llvm::StringRef Root, S
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "%s: malformed report: no \"findings\" array", In.Path.c_str());
   In.Shard = readShard(Doc.getObject("shard"));
+  if (const json::Array *Failures = Doc.getArray("failures"))
+    for (const json::Value &V : *Failures)
+      if (const json::Object *O = V.getAsObject())
+        In.Notices.push_back({absolutePath(Root, O->getString("file").value_or("")),
+                              O->getString("check").value_or("").str(),
+                              O->getString("message").value_or("").str(),
+                              O->getString("crash_report").value_or("").str()});
   for (const json::Value &V : *Items) {
     const json::Object *O = V.getAsObject();
     if (!O)
@@ -373,6 +409,8 @@ int runMergeCommand(int Argc, const char **Argv) {
       Sources.locate(F.Loc);
       Findings.push_back(std::move(F));
     }
+    for (AnalysisNotice &N : In.Notices)
+      Ctx.Notices.push_back(std::move(N));
   }
   sortAndDedupe(Findings);
 
@@ -389,6 +427,26 @@ int runMergeCommand(int Argc, const char **Argv) {
     llvm::sys::fs::make_absolute(Abs);
     if (auto E = writeFileAtomically(Abs, Report))
       return fail(llvm::toString(std::move(E)));
+  }
+  // What the shards could not do is the merged run's too: each part named on
+  // stderr, and in the exit status as an unsharded run would give it.
+  unsigned NotAnalysed = 0, Crashed = 0;
+  for (const AnalysisNotice &N : Ctx.Notices) {
+    (N.Check.empty() ? NotAnalysed : Crashed) += 1;
+    llvm::errs() << "libtorch-tidy merge: " << displayPath(N.File, Root) << ": " << N.Message
+                 << (N.CrashReport.empty() ? "" : " (crash report: " + N.CrashReport + ")") << '\n';
+  }
+  if (NotAnalysed) {
+    std::string Line = countOf(NotAnalysed, "translation unit") + " could not be analysed (named above)";
+    if (Findings.empty())
+      return fail(Line);
+    fail(Line + "; " + countOf(Findings.size(), "finding") + " reported in the others");
+    return ExitFindingsIncomplete;
+  }
+  if (Crashed) {
+    fail("a check crashed on " + countOf(Crashed, "translation unit") +
+         " (named above): the findings of the other checks are reported");
+    return ExitCheckCrashed;
   }
   return Findings.empty() ? ExitClean : ExitFindings;
 }

@@ -1108,6 +1108,44 @@ std::vector<AnalysisNotice> analysisNotices(const FindingsModel &M) {
   return Out;
 }
 
+ProjectAnalysis::~ProjectAnalysis() {
+  if (CrossUnits && CrossUnits->Temporary)
+    llvm::sys::fs::remove(CrossUnits->LinkedPath);
+}
+
+llvm::Expected<std::unique_ptr<ProjectAnalysis>> analyseProject(AnalysisOptions Opt, bool CrossTU) {
+  if (CrossTU) {
+    // One parse per unit: the analysis writes each unit's summaries, then
+    // the units whose findings depend on other files are decided again.
+    if (llvm::Error E = checkSummariesUsable(Opt.Tidy))
+      return std::move(E);
+    Opt.Tidy.WriteSummaries = true;
+    Opt.Tidy.RequireSummaries = false;
+  }
+  auto Plan = planAnalysis(std::move(Opt));
+  if (!Plan)
+    return Plan.takeError();
+  auto A = std::make_unique<ProjectAnalysis>();
+  A->Plan = std::move(*Plan);
+  A->Run = runAnalysis(A->Plan);
+  if (CrossTU) {
+    auto D = decideAcrossUnits(A->Plan, A->Run);
+    if (!D)
+      return D.takeError();
+    A->CrossUnits = std::move(*D);
+  }
+  A->Model = collectFindings(A->Plan, A->Run);
+  filterByDiff(A->Plan, A->Model);
+  return std::move(A);
+}
+
+void printCrossUnits(const CrossUnitDecision &D, llvm::raw_ostream &OS) {
+  OS << "libtorch-tidy: linked the summaries of " << countOf(D.Summarised, "translation unit") << " ("
+     << countOf(D.Functions, "function") << ", " << D.SummaryHits << " from the cache); " << D.Decided
+     << " whose findings depend on them decided again (" << D.DecidedHits << " from the cache) in "
+     << llvm::formatv("{0:f1}", D.Seconds) << " s\n";
+}
+
 std::string crashedChecksLine(const FindingsModel &M) {
   if (M.Crashes.empty())
     return "";

@@ -189,6 +189,26 @@ struct CrossUnitDecision {
 };
 llvm::Expected<CrossUnitDecision> decideAcrossUnits(AnalysisPlan &Plan, AnalysisRun &Run);
 
+/// The analysis every command that reports findings runs (the default
+/// command, review): plan, run, with \p CrossTU link the units' summaries and
+/// decide again the units that depend on them (decideAcrossUnits), collect,
+/// and with --diff keep the change's findings (filterByDiff). Every error is
+/// one line, before any unit is analysed but decideAcrossUnits'. The baseline
+/// and the report are the command's.
+struct ProjectAnalysis {
+  AnalysisPlan Plan;
+  AnalysisRun Run;
+  FindingsModel Model;
+  std::optional<CrossUnitDecision> CrossUnits; // with CrossTU
+  ProjectAnalysis() = default;
+  ProjectAnalysis(const ProjectAnalysis &) = delete;
+  ProjectAnalysis &operator=(const ProjectAnalysis &) = delete;
+  ~ProjectAnalysis(); // removes a temporary file of linked summaries
+};
+llvm::Expected<std::unique_ptr<ProjectAnalysis>> analyseProject(AnalysisOptions Opt, bool CrossTU);
+/// The --cross-tu line of the summary: what was linked and decided again.
+void printCrossUnits(const CrossUnitDecision &D, llvm::raw_ostream &OS);
+
 /// Writes the pass's linked summaries where the analysis reads them: the
 /// cache directory (content-addressed: summaries-HASH.json), else a
 /// temporary file (\p Temporary set: the caller removes it). Returns the path.

@@ -107,6 +107,17 @@ struct AnalysisFlags {
   llvm::Expected<AnalysisOptions> options(const std::string &Cwd) const;
 };
 
+/// --cross-tu, for the commands that report findings (the default command,
+/// review): they run analyseProject with it.
+struct CrossUnitFlag {
+  llvm::cl::opt<bool> CrossTU{"cross-tu",
+                              llvm::cl::desc("Link the summaries of every translation unit of the compile "
+                                             "database, so that findings may depend on functions defined in "
+                                             "other files; the units that depend on others are analysed "
+                                             "again with them (docs/cross-function.md)"),
+                              llvm::cl::cat(driverCategory())};
+};
+
 /// Parses the command line (Argv[0] the program); a usage error as one line.
 std::optional<std::string> parseDriverCommandLine(int Argc, const char **Argv, const char *Overview);
 

@@ -38,7 +38,6 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <atomic>
 #include <mutex>
@@ -63,7 +62,7 @@ const char Overview[] =
     "translation units not analysed.\n";
 
 /// The default command's options besides the analysis's (AnalysisFlags.h).
-struct Options : AnalysisFlags {
+struct Options : AnalysisFlags, CrossUnitFlag {
   cl::opt<bool> Fix{"fix", cl::desc("Apply the fix-its (each once, files rewritten atomically)"),
                     cl::cat(driverCategory())};
   cl::opt<std::string> Format{"format", cl::desc("Report format: text, json, sarif, github, gitlab, rdjson"),
@@ -80,12 +79,6 @@ struct Options : AnalysisFlags {
                            cl::cat(driverCategory())};
   cl::opt<std::string> Explain{"explain", cl::desc("Print a check's documentation and exit"),
                                cl::value_desc("check"), cl::cat(driverCategory())};
-  cl::opt<bool> CrossTU{"cross-tu",
-                        cl::desc("Link the summaries of every translation unit of the compile "
-                                 "database, so that findings may depend on functions defined in "
-                                 "other files; the units that depend on others are analysed again "
-                                 "with them (docs/cross-function.md)"),
-                        cl::cat(driverCategory())};
 };
 
 /// Fails early (before any analysis) when a report file cannot be written.
@@ -193,40 +186,14 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
     Accepted = std::move(*B);
   }
 
-  std::string TemporarySummaries;
-  auto RemoveTemporary = llvm::make_scope_exit([&] {
-    if (!TemporarySummaries.empty())
-      llvm::sys::fs::remove(TemporarySummaries);
-  });
-  if (Opt.CrossTU) {
-    // One parse per unit: the analysis writes each unit's summaries, then
-    // the units whose findings depend on other files are decided again.
-    if (llvm::Error E = checkSummariesUsable(AOpt.Tidy))
-      return fail(std::move(E));
-    AOpt.Tidy.WriteSummaries = true;
-    AOpt.Tidy.RequireSummaries = false;
-  }
-  auto Plan_ = planAnalysis(std::move(AOpt));
-  if (!Plan_)
-    return fail(Plan_.takeError());
-  AnalysisPlan &APlan = *Plan_;
-  AnalysisRun Run = runAnalysis(APlan);
-  if (Opt.CrossTU) {
-    auto D = decideAcrossUnits(APlan, Run);
-    if (!D)
-      return fail(D.takeError());
-    if (D->Temporary)
-      TemporarySummaries = D->LinkedPath;
-    if (!Opt.Quiet)
-      llvm::errs() << "libtorch-tidy: linked the summaries of "
-                   << countOf(D->Summarised, "translation unit") << " ("
-                   << countOf(D->Functions, "function") << ", " << D->SummaryHits
-                   << " from the cache); " << D->Decided
-                   << " whose findings depend on them decided again (" << D->DecidedHits
-                   << " from the cache) in " << llvm::formatv("{0:f1}", D->Seconds) << " s\n";
-  }
-  FindingsModel Model = collectFindings(APlan, Run);
-  filterByDiff(APlan, Model);
+  auto Analysis = analyseProject(std::move(AOpt), Opt.CrossTU);
+  if (!Analysis)
+    return fail(Analysis.takeError());
+  AnalysisPlan &APlan = (*Analysis)->Plan;
+  AnalysisRun &Run = (*Analysis)->Run;
+  FindingsModel &Model = (*Analysis)->Model;
+  if ((*Analysis)->CrossUnits && !Opt.Quiet)
+    printCrossUnits(*(*Analysis)->CrossUnits, llvm::errs());
   std::string BaselineRoot = Cwd;
   if (!Opt.Baseline.empty())
     BaselineRoot = llvm::sys::path::parent_path(makeAbsolute(Opt.Baseline)).str();

@@ -55,7 +55,7 @@ const char Overview[] =
     "platform's API refused or was unreachable, 4 a check crashed, 5 findings and some\n"
     "translation units not analysed.\n";
 
-struct ReviewOptions : AnalysisFlags {
+struct ReviewOptions : AnalysisFlags, CrossUnitFlag {
   cl::opt<std::string> Platform{"platform",
                                 cl::desc("github or gitlab (default: from $GITHUB_ACTIONS or $GITLAB_CI)"),
                                 cl::value_desc("name"), cl::cat(driverCategory())};
@@ -908,16 +908,17 @@ int runReviewCommand(int Argc, const char **Argv) {
     std::string MergeBase = BaseRev.empty() ? "" : gitOutput({"merge-base", BaseRev, "HEAD"});
     AOpt.Diff = !MergeBase.empty() ? MergeBase : BaseRev;
   }
-  auto Plan = planAnalysis(std::move(AOpt));
-  if (!Plan)
-    return fail(Plan.takeError());
-  AnalysisRun Run = runAnalysis(*Plan);
-  FindingsModel Model = collectFindings(*Plan, Run);
-  filterByDiff(*Plan, Model);
+  auto Analysis = analyseProject(std::move(AOpt), Opt.CrossTU);
+  if (!Analysis)
+    return fail(Analysis.takeError());
+  const AnalysisPlan *Plan = &(*Analysis)->Plan;
+  FindingsModel &Model = (*Analysis)->Model;
+  if ((*Analysis)->CrossUnits && !Opt.Quiet)
+    printCrossUnits(*(*Analysis)->CrossUnits, llvm::errs());
   filterByBaseline(Model, nullptr, Plan->Changed->TopLevel);
   printFailures(Model, llvm::errs());
   if (!Opt.Quiet)
-    printSummary(*Plan, Run, Model, llvm::errs());
+    printSummary(*Plan, (*Analysis)->Run, Model, llvm::errs());
 
   std::string Platform = R.Platform;
   // The builds (their directories relative to the repository) name the

@@ -97,11 +97,6 @@ static constexpr const char *MemoryChecks[] = {
 
 namespace {
 
-struct Failure {
-  int Code;
-  std::string Message;
-};
-
 /// A finding of the driver's findings model (Findings.h) and the
 /// instrumented loop that holds it.
 struct Finding : libtorch_tidy::Finding {
@@ -318,360 +313,8 @@ struct Unit {
   std::string BeforeFile, AfterFile;
 };
 
-int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
-  auto Fail = [](int Code, const llvm::Twine &Msg) {
-    llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
-    return Code;
-  };
-  // SIGINT/SIGTERM/SIGHUP: the running step's process group is killed, every
-  // later step returns at once, and the work directory is removed on the way
-  // out; the user's files are never opened for writing at any step.
-  installInterruptHandlers();
-  auto interrupted = [] {
-    int Sig = interruptSignal();
-    llvm::errs() << "libtorch-tidy verify: error: interrupted by signal " << Sig
-                 << ": stopped, work directory removed, no file of yours changed\n";
-    return 128 + Sig;
-  };
-  if (File.empty() && TargetName.empty())
-    return Fail(UsageError, "no file or target given: libtorch-tidy verify FILE [-p BUILD_DIR] or "
-                            "libtorch-tidy verify -p BUILD_DIR --target NAME");
-  if (!TargetName.empty() && BuildDir.empty())
-    return Fail(UsageError, "--target needs the build directory: -p BUILD_DIR");
-  if (Device != "cpu" && Device != "cuda")
-    return Fail(UsageError, "--device must be cpu or cuda, not '" + Device + "'");
-  if (Iterations < 5)
-    return Fail(UsageError, "--iterations must be at least 5");
-  if (Iterations > 1000000)
-    return Fail(UsageError, "--iterations must be at most 1000000");
-  if (Timeout == 0)
-    return Fail(UsageError, "--timeout must be at least 1 second");
-  if (!WorkDir.empty() && !fs::is_directory(WorkDir))
-    return Fail(UsageError, "--work-dir '" + WorkDir + "' is not a directory");
-  ProcessOptions ProgramLimits;
-  ProgramLimits.TimeoutSeconds = Timeout;
-  uint64_t MemoryMiB = MemoryLimit.getNumOccurrences() ? uint64_t(MemoryLimit)
-                                                       : (Device == "cpu" ? 32768 : 0);
-  ProgramLimits.AddressSpaceBytes = MemoryMiB << 20;
-  std::string FilePath = File.empty() ? std::string() : absolute(File);
-  if (!File.empty() && !fs::is_regular_file(FilePath))
-    return Fail(UsageError, "no such file: " + File);
-  for (const std::string *Tool : {&TC.ClangTidy, &TC.Plugin, &TC.Instrument})
-    if (!fs::exists(*Tool))
-      return Fail(UsageError, "missing tool '" + *Tool + "' (is libtorch-tidy installed completely?)");
-  if (TC.RuntimeLinkFlags.empty())
-    return Fail(UsageError, "this libtorch-tidy was built without the runtime companion (no LibTorch "
-                            "at build time): verify cannot run programs");
-  // The compile database, as the analysis finds it (-p, else from FILE's
-  // directory upward).
-  auto DbPath = findCompileDatabase(BuildDir, File.empty() ? "" : path::parent_path(FilePath));
-  if (!DbPath)
-    return Fail(UsageError, llvm::toString(DbPath.takeError()));
-  auto Database = loadCompileDatabase(*DbPath);
-  if (!Database)
-    return Fail(UsageError, llvm::toString(Database.takeError()));
-
-  // The files to analyse: FILE, or the translation units of --target (only
-  // FILE among them when both are given).
-  Target Program;
-  std::vector<Unit> Units;
-  if (!TargetName.empty()) {
-    TargetError Why;
-    if (!findTarget(BuildDir, TargetName, *Database, Program, Why))
-      return Fail(Why.What == TargetError::BuildSystem ? BuildOrRun : UsageError, Why.Message);
-    // The project's own objects, as the project builds them.
-    auto CMake = llvm::sys::findProgramByName("cmake");
-    if (!CMake)
-      return Fail(UsageError, "cmake not found on PATH (needed to build --target)");
-    TempDir BuildTmp;
-    // No time limit: --timeout bounds the programs' runs, not the project's build.
-    ProcessResult Built = runStep({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
-                                  ProcessOptions(), BuildTmp.str());
-    if (Built.Interrupted)
-      return interrupted();
-    if (returnCode(Built) != 0)
-      return Fail(BuildOrRun, "target '" + TargetName + "' does not build: " +
-                                  firstErrorLine(Built.Output));
-    for (const TargetUnit &TU : Program.Units) {
-      if (!FilePath.empty() && TU.Command.File != FilePath)
-        continue;
-      Unit U;
-      U.File = TU.Command.File;
-      U.InTarget = &TU;
-      Units.push_back(std::move(U));
-    }
-    if (Units.empty())
-      return Fail(UsageError, "'" + File + "' is not a source of target '" + TargetName + "'");
-  } else {
-    Unit U;
-    U.File = FilePath;
-    Units.push_back(std::move(U));
-  }
-  for (Unit &U : Units) {
-    const CompileCommand *Cmd = commandFor(*Database, U.File);
-    if (!Cmd)
-      return Fail(UsageError, "no compile command for '" + U.File + "' in '" + Database->Path + "'");
-    U.Cmd = *Cmd;
-    U.Flags = compileFlags(U.Cmd);
-    U.Flags.push_back("-iquote");
-    U.Flags.push_back(path::parent_path(U.File).str());
-    U.Flags.push_back("-I" + TC.RuntimeIncludeDir);
-  }
-  const bool ProjectMode = !TargetName.empty();
-  const std::string Subject = ProjectMode ? "target '" + TargetName + "'" : "'" + File + "'";
-
-  TempDir Tmp;
-  if (Tmp.str().empty())
-    return Fail(UsageError, "cannot create a work directory in " +
-                                (WorkDir.empty() ? std::string("the temporary directory")
-                                                 : "'" + WorkDir.getValue() + "'"));
-
-  std::string Checks = "-*";
-  for (const char *C : MemoryChecks)
-    Checks += std::string(",") + C;
-
-  // clang-tidy runs as the analysis runs it (TidyRunner.h: its exported
-  // diagnostics, one findings model), on a file with U's flags, bounded by
-  // --timeout, its temporary files in the work directory.
-  TidyOptions Tidy;
-  Tidy.ClangTidy = TC.ClangTidy;
-  Tidy.Plugin = TC.Plugin;
-  Tidy.Checks = Checks;
-  Tidy.TimeoutSeconds = Timeout;
-  Tidy.TempDir = Tmp.str().str();
-  SourceCache Sources;
-  auto RunTidy = [&](const TidyOptions &O, const Unit &U, llvm::StringRef Path) {
-    TidyRunExtras X;
-    X.CompileFlags = U.Flags;
-    X.Directory = U.Cmd.Directory;
-    TidyResult R = runClangTidy(O, Path, X);
-    // A crashing check costs its own findings, not the program's proof
-    // (CrashIsolation.h); its report outlives the work directory.
-    if (crashed(R))
-      R = isolateCrashes(O, Path, X, std::move(R), "");
-    for (const CheckCrash &C : R.Crashes)
-      llvm::errs() << "libtorch-tidy: check crashed: " << Path << ": " << C.Check << ": " << C.Signal
-                   << "; its findings are missing\nlibtorch-tidy: crash report: " << C.Report << "\n";
-    return R;
-  };
-  auto CompilerError = [&](const TidyResult &R) -> std::string {
-    for (const libtorch_tidy::Finding &F : R.Findings)
-      if (F.isCompilerError()) {
-        Location L = F.Loc;
-        Sources.locate(L);
-        return L.File + ":" + std::to_string(L.Line) + ":" + std::to_string(L.Column) +
-               ": error: " + F.Message;
-      }
-    return "";
-  };
-
-  // 1. The findings, on the user's files as they are.
-  size_t FindingCount = 0;
-  for (Unit &U : Units) {
-    TidyResult R = RunTidy(Tidy, U, U.File);
-    if (R.Interrupted)
-      return interrupted();
-    if (R.TimedOut)
-      return Fail(BuildOrRun, "clang-tidy ran past " + llvm::Twine(Timeout.getValue()) + " s on '" +
-                                  U.File + "'");
-    std::string Error = CompilerError(R);
-    if (!Error.empty())
-      return Fail(BuildOrRun, "'" + U.File + "' does not compile: " + Error);
-    if (R.Failed)
-      return Fail(BuildOrRun, "clang-tidy failed on '" + U.File + "': " + R.Error);
-    // The warnings in the file itself (not in the headers it includes).
-    for (libtorch_tidy::Finding &F : R.Findings) {
-      if (F.Level != "warning" || F.Loc.File != U.File)
-        continue;
-      Finding Found;
-      static_cast<libtorch_tidy::Finding &>(Found) = std::move(F);
-      Sources.locate(Found.Loc);
-      U.Findings.push_back(std::move(Found));
-    }
-    FindingCount += U.Findings.size();
-  }
-  if (FindingCount == 0)
-    return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject);
-
-  // 2. Instrument the loops that hold the findings (the copies before the fix).
-  unsigned Copied = 0;
-  bool InLoop = false;
-  for (Unit &U : Units) {
-    if (U.Findings.empty())
-      continue;
-    llvm::SmallString<256> BeforeDir(Tmp.str()), AfterDir(Tmp.str());
-    path::append(BeforeDir, "before");
-    path::append(AfterDir, "after");
-    if (ProjectMode) { // one directory per copy: two sources may share a name
-      path::append(BeforeDir, std::to_string(Copied));
-      path::append(AfterDir, std::to_string(Copied));
-    }
-    ++Copied;
-    fs::create_directories(BeforeDir);
-    fs::create_directories(AfterDir);
-    std::string Name = path::filename(U.File).str();
-    U.BeforeFile = (BeforeDir + "/" + Name).str();
-    U.AfterFile = (AfterDir + "/" + Name).str();
-    std::string ReportFile = (Tmp.str() + "/instrument.json").str();
-    fs::remove(ReportFile);
-    std::vector<std::string> InstArgs = {TC.Instrument, U.File, "-o", U.BeforeFile, "--report",
-                                         ReportFile};
-    for (const Finding &F : U.Findings)
-      InstArgs.push_back("--line=" + std::to_string(F.Loc.Line));
-    InstArgs.push_back("--");
-    InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
-    ProcessResult Inst = runStep(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
-    if (Inst.Interrupted)
-      return interrupted();
-    if (returnCode(Inst) == 2 || !fs::exists(ReportFile))
-      return Fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
-    auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
-    auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
-                            : llvm::Expected<llvm::json::Value>(llvm::createStringError(
-                                  llvm::inconvertibleErrorCode(), "unreadable"));
-    if (!Report || !Report->getAsObject())
-      return Fail(BuildOrRun, "cannot read the instrumentation report");
-    if (!ProjectMode && !Report->getAsObject()->getBoolean("has_main").value_or(false))
-      return Fail(UsageError, "'" + File + "' has no main(): verify runs a program; for a program "
-                              "of several files name its target: -p BUILD_DIR --target NAME");
-    if (const llvm::json::Array *Loops = Report->getAsObject()->getArray("loops"))
-      for (const llvm::json::Value &L : *Loops)
-        if (const llvm::json::Object *O = L.getAsObject())
-          for (Finding &F : U.Findings)
-            if (O->getInteger("line") == int64_t(F.Loc.Line)) {
-              F.Label = O->getString("label").value_or("").str();
-              F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
-            }
-    InLoop |= llvm::any_of(U.Findings, [](const Finding &F) { return !F.Label.empty(); });
-
-    // 3. The fixed copy: the same instrumented text with the fix-its applied.
-    if (auto Err = fs::copy_file(U.BeforeFile, U.AfterFile))
-      return Fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
-    // The fix-its are applied as --fix applies them (Fixes.h), and only those
-    // wholly inside the copy: a header filter that matches the work directory
-    // alone, and no replacement outside the copy (the user's headers).
-    TidyOptions FixTidy = Tidy;
-    FixTidy.HeaderFilter = "^" + llvm::Regex::escape(Tmp.str()) + "/";
-    TidyResult R = RunTidy(FixTidy, U, U.AfterFile);
-    if (R.Interrupted)
-      return interrupted();
-    if (CompilerError(R).empty()) { // clang-tidy --fix too leaves a copy with errors
-      std::vector<libtorch_tidy::Finding> Fixable;
-      for (const libtorch_tidy::Finding &F : R.Findings)
-        if (F.Level == "warning" && llvm::all_of(F.Fix, [&](const Replacement &Rep) {
-              return Rep.File == U.AfterFile;
-            }))
-          Fixable.push_back(F);
-      if (auto Applied = applyFixPlan(planFixes(Fixable)); !Applied)
-        return Fail(BuildOrRun, "cannot apply the fix-its to the copy of '" + U.File + "': " +
-                                    llvm::toString(Applied.takeError()));
-    }
-  }
-  if (!InLoop)
-    return Fail(NothingFound, "nothing to verify: no memory finding in " + Subject + " is inside a loop");
-  std::vector<Finding> Findings;
-  for (const Unit &U : Units)
-    Findings.insert(Findings.end(), U.Findings.begin(), U.Findings.end());
-
-  // 4. Build both: FILE compiled and linked alone, or the target's link with
-  // the copies' objects in place of the project's.
-  std::vector<std::string> LinkFlags = splitFlags(TC.RuntimeLinkFlags);
-  std::string Bins[2];
-  const char *Which[2] = {"original", "fixed"};
-  for (int I = 0; I < 2; ++I) {
-    Bins[I] = (Tmp.str() + "/" + (I ? "after" : "before") + ".bin").str();
-    if (!ProjectMode) {
-      const Unit &U = Units.front();
-      std::vector<std::string> CxxArgs = {TC.Cxx};
-      CxxArgs.insert(CxxArgs.end(), U.Flags.begin(), U.Flags.end());
-      CxxArgs.push_back("-g"); // line tables: the runtime names allocation sites by line
-      CxxArgs.push_back(I ? U.AfterFile : U.BeforeFile);
-      CxxArgs.push_back("-o");
-      CxxArgs.push_back(Bins[I]);
-      CxxArgs.insert(CxxArgs.end(), LinkFlags.begin(), LinkFlags.end());
-      for (const std::string &F : splitFlags(TC.TorchLinkFlags))
-        CxxArgs.push_back(F);
-      ProcessResult Build = runStep(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
-      if (Build.Interrupted)
-        return interrupted();
-      if (returnCode(Build) != 0)
-        return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
-                                    firstErrorLine(Build.Output));
-      continue;
-    }
-    std::map<std::string, std::string> Swaps;
-    for (const Unit &U : Units) {
-      if (U.BeforeFile.empty())
-        continue;
-      std::string Source = I ? U.AfterFile : U.BeforeFile;
-      std::string Object = Source + ".o";
-      std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(),
-                                        "-I" + TC.RuntimeIncludeDir, "-g"};
-      ProcessResult Build = runStep(recompileCommand(*U.InTarget, Source, Object, Extra),
-                                    U.Cmd.Directory, {}, toolLimits(Timeout), Tmp.str());
-      if (Build.Interrupted)
-        return interrupted();
-      if (returnCode(Build) != 0)
-        return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
-                                    "' does not compile: " + firstErrorLine(Build.Output));
-      Swaps[U.InTarget->Object] = Object;
-    }
-    ProcessResult Link = runStep(relinkCommand(Program, Swaps, Bins[I], LinkFlags),
-                                 Program.LinkDirectory, {}, toolLimits(Timeout), Tmp.str());
-    if (Link.Interrupted)
-      return interrupted();
-    if (returnCode(Link) != 0)
-      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
-                                  "' does not link: " + firstErrorLine(Link.Output));
-  }
-
-  // 5. Run both with the iteration cap and the program's arguments, in the
-  // current directory; collect the series.
-  std::map<unsigned, LoopStats> Series[2];
-  for (int I = 0; I < 2; ++I) {
-    std::string Json = (Tmp.str() + "/" + (I ? "after" : "before") + ".json").str();
-    std::vector<std::string> Env = {"LIBTORCH_TIDY_MAX_ITERATIONS=" + std::to_string(Iterations),
-                                    "LIBTORCH_TIDY_REPORT=" + Json,
-                                    "LIBTORCH_TIDY_DEVICE=" + Device.getValue(),
-                                    "LIBTORCH_TIDY_TRACE=1"}; // allocation sites: the evidence column
-    if (Device == "cpu")
-      Env.push_back("CUDA_VISIBLE_DEVICES=");
-    std::vector<std::string> RunArgs = {Bins[I]};
-    RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
-    ProcessResult Run = runStep(RunArgs, "", Env, ProgramLimits, Tmp.str());
-    if (Run.Interrupted)
-      return interrupted();
-    if (Run.TimedOut)
-      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program ran past " +
-                                  llvm::Twine(Timeout.getValue()) +
-                                  " s (--timeout); its process group was killed");
-    if (!fs::exists(Json))
-      return Fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
-                                  llvm::Twine(returnCode(Run)) + "): " + firstErrorLine(Run.Output));
-    auto Parsed = readProbeReport(Json, Device == "cuda");
-    if (!Parsed)
-      return Fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] + " program: " +
-                                  llvm::toString(Parsed.takeError()));
-    Series[I] = std::move(*Parsed);
-  }
-
-  // 6. Judge and report.
-  std::vector<Outcome> Outcomes;
-  for (const Finding &F : Findings) {
-    Outcome O;
-    O.F = F;
-    if (F.Label.empty()) {
-      O.Verdict = "not in a loop";
-    } else {
-      O.Before = Series[0][F.LoopLine];
-      O.After = Series[1][F.LoopLine];
-      O.Verdict = !O.Before.Present || !O.After.Present ? "loop not reached"
-                                                        : compareLoops(O.Before, O.After);
-    }
-    Outcomes.push_back(std::move(O));
-  }
-
-  // The table: one row per finding, columns as wide as their contents.
+/// The table on stdout: one row per finding, columns as wide as their contents.
+void printTable(const std::vector<Outcome> &Outcomes) {
   std::vector<std::vector<std::string>> Rows = {{"check", "location", "loop", "before/iter",
                                                  "after/iter", "peak before", "peak after",
                                                  "history nodes/iter", "verdict",
@@ -703,97 +346,548 @@ int runImpl(const Toolchain &TC, llvm::ArrayRef<std::string> ProgramArgs) {
     llvm::outs() << "\n";
   }
 
-  if (!JsonOut.empty()) {
-    // Per finding: what grew in the original (sites, node types) and whether
-    // the fix removed each, the runtime's culprits and notes.
-    auto EvidenceJson = [](const Outcome &O) {
-      llvm::json::Array Grew;
-      for (const auto &[G, Remains] : grownAfterFix(O.Before, O.After))
-        Grew.push_back(llvm::json::Object{{"what", G.What},
-                                          {"kind", G.Site ? "allocation site" : "node type"},
-                                          {"per_iteration", G.PerIter},
-                                          {"after_fix", Remains ? "still growing" : "gone"}});
-      llvm::json::Array Messages;
-      for (const LoopStats *S : {&O.Before, &O.After})
-        for (const std::string &M : S->Messages)
-          Messages.push_back(M);
-      return llvm::json::Object{{"culprit_before", O.Before.Culprit},
-                                {"culprit_after", O.After.Culprit},
-                                {"grew", std::move(Grew)},
-                                {"messages", std::move(Messages)}};
-    };
-    llvm::json::Array Items;
-    for (const Outcome &O : Outcomes) {
-      auto Stats = [](const LoopStats &S) {
-        llvm::json::Array Live;
-        for (const Sample &X : S.Samples)
-          Live.push_back(X.LiveBytes);
-        return llvm::json::Object{
-            {"bytes_per_iteration", S.Bytes.Slope},
-            {"peak_bytes", S.PeakBytes},
-            {"history_nodes_per_iteration",
-             S.History.Measured ? llvm::json::Value(S.History.Slope) : llvm::json::Value(nullptr)},
-            {"verdict", S.Present ? (S.Growing ? "growing" : "flat") : "not reached"},
-            {"live_bytes", std::move(Live)}};
-      };
-      Items.push_back(llvm::json::Object{{"check", O.F.Check},
-                                         {"file", O.F.Loc.File},
-                                         {"line", O.F.Loc.Line},
-                                         {"column", O.F.Loc.Column},
-                                         {"message", O.F.Message},
-                                         {"loop", O.F.Label},
-                                         {"before", Stats(O.Before)},
-                                         {"after", Stats(O.After)},
-                                         {"verdict", O.Verdict},
-                                         {"evidence", EvidenceJson(O)}});
-    }
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"file", ProjectMode ? llvm::json::Value(nullptr)
-                                                          : llvm::json::Value(FilePath)},
-                                     {"target", ProjectMode ? llvm::json::Value(TargetName.getValue())
-                                                            : llvm::json::Value(nullptr)},
-                                     {"iterations", Iterations.getValue()},
-                                     {"limits", llvm::json::Object{
-                                                    {"timeout_seconds", Timeout.getValue()},
-                                                    {"iterations", Iterations.getValue()},
-                                                    {"address_space_mib", MemoryMiB}}},
-                                     {"device", Device.getValue()},
-                                     {"findings", std::move(Items)}}))
-       << "\n";
-    if (auto E = writeFileAtomically(JsonOut, OS.str()))
-      return Fail(UsageError, llvm::toString(std::move(E)));
+}
+
+/// The exit status that ends verify early; nothing: go on.
+using Stop = std::optional<int>;
+
+int fail(int Code, const llvm::Twine &Msg) {
+  llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
+  return Code;
+}
+
+int interrupted() {
+  int Sig = interruptSignal();
+  llvm::errs() << "libtorch-tidy verify: error: interrupted by signal " << Sig
+               << ": stopped, work directory removed, no file of yours changed\n";
+  return 128 + Sig;
+}
+
+/// One run of verify, phase by phase: the options and the units (FILE, or
+/// the sources of --target), the memory findings on the user's files, the
+/// instrumented copy of each unit that holds some and its fixed copy, both
+/// programs built, both run, the verdicts reported. Each phase returns the
+/// exit status that ends verify, or nothing.
+class Verification {
+public:
+  explicit Verification(const Toolchain &TC) : TC(TC) {}
+  int run(llvm::ArrayRef<std::string> ProgramArgs);
+
+private:
+  Stop checkOptions();
+  Stop findUnits();
+  Stop buildTarget();
+  Stop findFindings();
+  Stop instrument(Unit &U, unsigned Copy, bool &InLoop);
+  Stop fixCopy(Unit &U);
+  Stop buildPrograms();
+  Stop buildAlone(int I);
+  Stop relinkTarget(int I);
+  Stop runPrograms(llvm::ArrayRef<std::string> ProgramArgs);
+  std::vector<Outcome> judge();
+  Stop report(const std::vector<Outcome> &Outcomes);
+  Stop writeJson(const std::vector<Outcome> &Outcomes);
+  TidyResult runTidy(const TidyOptions &O, const Unit &U, llvm::StringRef Path);
+  std::string compilerError(const TidyResult &R);
+
+  static constexpr const char *Which[2] = {"original", "fixed"};
+  const Toolchain &TC;
+  ProcessOptions ProgramLimits;
+  uint64_t MemoryMiB = 0;
+  std::string FilePath;      ///< FILE, absolute ("" without)
+  bool ProjectMode = false;  ///< --target
+  std::string Subject;       ///< FILE or the target, for messages
+  std::optional<CompileDatabase> Database;
+  Target Program;            ///< --target's link and sources
+  std::vector<Unit> Units;
+  std::optional<TempDir> Tmp;
+  TidyOptions Tidy;
+  SourceCache Sources;
+  std::string Bins[2];       ///< the original and the fixed program
+  std::map<unsigned, LoopStats> Series[2];
+};
+
+int Verification::run(llvm::ArrayRef<std::string> ProgramArgs) {
+  // SIGINT/SIGTERM/SIGHUP: the running step's process group is killed, every
+  // later step returns at once, and the work directory is removed on the way
+  // out; the user's files are never opened for writing at any step.
+  installInterruptHandlers();
+  if (Stop S = checkOptions())
+    return *S;
+  if (Stop S = findUnits())
+    return *S;
+  Tmp.emplace();
+  if (Tmp->str().empty())
+    return fail(UsageError, "cannot create a work directory in " +
+                                (WorkDir.empty() ? std::string("the temporary directory")
+                                                 : "'" + WorkDir.getValue() + "'"));
+  // clang-tidy runs as the analysis runs it (TidyRunner.h: its exported
+  // diagnostics, one findings model), on a file with a unit's flags, bounded
+  // by --timeout, its temporary files in the work directory.
+  Tidy.ClangTidy = TC.ClangTidy;
+  Tidy.Plugin = TC.Plugin;
+  Tidy.Checks = "-*";
+  for (const char *C : MemoryChecks)
+    Tidy.Checks += std::string(",") + C;
+  Tidy.TimeoutSeconds = Timeout;
+  Tidy.TempDir = Tmp->str().str();
+
+  if (Stop S = findFindings())
+    return *S;
+  unsigned Copied = 0;
+  bool InLoop = false;
+  for (Unit &U : Units) {
+    if (U.Findings.empty())
+      continue;
+    if (Stop S = instrument(U, Copied++, InLoop))
+      return *S;
+    if (Stop S = fixCopy(U))
+      return *S;
   }
-  if (!PlotOut.empty()) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    writeSvg(OS, Outcomes);
-    if (auto E = writeFileAtomically(PlotOut, OS.str()))
-      return Fail(UsageError, llvm::toString(std::move(E)));
-    llvm::outs() << "plot: " << PlotOut << "\n";
-  }
+  if (!InLoop)
+    return fail(NothingFound, "nothing to verify: no memory finding in " + Subject + " is inside a loop");
+  if (Stop S = buildPrograms())
+    return *S;
+  if (Stop S = runPrograms(ProgramArgs))
+    return *S;
+  std::vector<Outcome> Outcomes = judge();
+  if (Stop S = report(Outcomes))
+    return *S;
   bool AllGood = llvm::all_of(Outcomes, [](const Outcome &O) {
     return O.Verdict == "fixed" || O.Verdict == "no growth observed";
   });
   return AllGood ? Fixed : NotFixed;
 }
 
+/// The options, the tools and the compile database, before any step runs.
+Stop Verification::checkOptions() {
+  if (File.empty() && TargetName.empty())
+    return fail(UsageError, "no file or target given: libtorch-tidy verify FILE [-p BUILD_DIR] or "
+                            "libtorch-tidy verify -p BUILD_DIR --target NAME");
+  if (!TargetName.empty() && BuildDir.empty())
+    return fail(UsageError, "--target needs the build directory: -p BUILD_DIR");
+  if (Device != "cpu" && Device != "cuda")
+    return fail(UsageError, "--device must be cpu or cuda, not '" + Device + "'");
+  if (Iterations < 5)
+    return fail(UsageError, "--iterations must be at least 5");
+  if (Iterations > 1000000)
+    return fail(UsageError, "--iterations must be at most 1000000");
+  if (Timeout == 0)
+    return fail(UsageError, "--timeout must be at least 1 second");
+  if (!WorkDir.empty() && !fs::is_directory(WorkDir))
+    return fail(UsageError, "--work-dir '" + WorkDir + "' is not a directory");
+  ProgramLimits.TimeoutSeconds = Timeout;
+  MemoryMiB = MemoryLimit.getNumOccurrences() ? uint64_t(MemoryLimit) : (Device == "cpu" ? 32768 : 0);
+  ProgramLimits.AddressSpaceBytes = MemoryMiB << 20;
+  FilePath = File.empty() ? std::string() : absolute(File);
+  if (!File.empty() && !fs::is_regular_file(FilePath))
+    return fail(UsageError, "no such file: " + File);
+  for (const std::string *Tool : {&TC.ClangTidy, &TC.Plugin, &TC.Instrument})
+    if (!fs::exists(*Tool))
+      return fail(UsageError, "missing tool '" + *Tool + "' (is libtorch-tidy installed completely?)");
+  if (TC.RuntimeLinkFlags.empty())
+    return fail(UsageError, "this libtorch-tidy was built without the runtime companion (no LibTorch "
+                            "at build time): verify cannot run programs");
+  // The compile database, as the analysis finds it (-p, else from FILE's
+  // directory upward).
+  auto DbPath = findCompileDatabase(BuildDir, File.empty() ? "" : path::parent_path(FilePath));
+  if (!DbPath)
+    return fail(UsageError, llvm::toString(DbPath.takeError()));
+  auto Db = loadCompileDatabase(*DbPath);
+  if (!Db)
+    return fail(UsageError, llvm::toString(Db.takeError()));
+  Database = std::move(*Db);
+  ProjectMode = !TargetName.empty();
+  Subject = ProjectMode ? "target '" + TargetName + "'" : "'" + File + "'";
+  return std::nullopt;
+}
+
+/// The files to analyse: FILE, or the translation units of --target (only
+/// FILE among them when both are given), each with its flags.
+Stop Verification::findUnits() {
+  if (ProjectMode) {
+    if (Stop S = buildTarget())
+      return S;
+    for (const TargetUnit &TU : Program.Units) {
+      if (!FilePath.empty() && TU.Command.File != FilePath)
+        continue;
+      Unit U;
+      U.File = TU.Command.File;
+      U.InTarget = &TU;
+      Units.push_back(std::move(U));
+    }
+    if (Units.empty())
+      return fail(UsageError, "'" + File + "' is not a source of target '" + TargetName + "'");
+  } else {
+    Unit U;
+    U.File = FilePath;
+    Units.push_back(std::move(U));
+  }
+  for (Unit &U : Units) {
+    const CompileCommand *Cmd = commandFor(*Database, U.File);
+    if (!Cmd)
+      return fail(UsageError, "no compile command for '" + U.File + "' in '" + Database->Path + "'");
+    U.Cmd = *Cmd;
+    U.Flags = compileFlags(U.Cmd);
+    U.Flags.push_back("-iquote");
+    U.Flags.push_back(path::parent_path(U.File).str());
+    U.Flags.push_back("-I" + TC.RuntimeIncludeDir);
+  }
+  return std::nullopt;
+}
+
+/// --target: its link and sources, and the project's own objects, built as
+/// the project builds them.
+Stop Verification::buildTarget() {
+  TargetError Why;
+  if (!findTarget(BuildDir, TargetName, *Database, Program, Why))
+    return fail(Why.What == TargetError::BuildSystem ? BuildOrRun : UsageError, Why.Message);
+  auto CMake = llvm::sys::findProgramByName("cmake");
+  if (!CMake)
+    return fail(UsageError, "cmake not found on PATH (needed to build --target)");
+  TempDir BuildTmp;
+  // No time limit: --timeout bounds the programs' runs, not the project's build.
+  ProcessResult Built = runStep({*CMake, "--build", BuildDir, "--target", TargetName}, "", {},
+                                ProcessOptions(), BuildTmp.str());
+  if (Built.Interrupted)
+    return interrupted();
+  if (returnCode(Built) != 0)
+    return fail(BuildOrRun, "target '" + TargetName + "' does not build: " + firstErrorLine(Built.Output));
+  return std::nullopt;
+}
+
+TidyResult Verification::runTidy(const TidyOptions &O, const Unit &U, llvm::StringRef Path) {
+  TidyRunExtras X;
+  X.CompileFlags = U.Flags;
+  X.Directory = U.Cmd.Directory;
+  TidyResult R = runClangTidy(O, Path, X);
+  // A crashing check costs its own findings, not the program's proof
+  // (CrashIsolation.h); its report outlives the work directory.
+  if (crashed(R))
+    R = isolateCrashes(O, Path, X, std::move(R), "");
+  for (const CheckCrash &C : R.Crashes)
+    llvm::errs() << "libtorch-tidy: check crashed: " << Path << ": " << C.Check << ": " << C.Signal
+                 << "; its findings are missing\nlibtorch-tidy: crash report: " << C.Report << "\n";
+  return R;
+}
+
+/// The first compiler error of a run, as clang prints it; "" when none.
+std::string Verification::compilerError(const TidyResult &R) {
+  for (const libtorch_tidy::Finding &F : R.Findings)
+    if (F.isCompilerError()) {
+      Location L = F.Loc;
+      Sources.locate(L);
+      return L.File + ":" + std::to_string(L.Line) + ":" + std::to_string(L.Column) + ": error: " + F.Message;
+    }
+  return "";
+}
+
+/// The memory findings, on the user's files as they are: the warnings in
+/// each file itself (not in the headers it includes).
+Stop Verification::findFindings() {
+  size_t FindingCount = 0;
+  for (Unit &U : Units) {
+    TidyResult R = runTidy(Tidy, U, U.File);
+    if (R.Interrupted)
+      return interrupted();
+    if (R.TimedOut)
+      return fail(BuildOrRun, "clang-tidy ran past " + llvm::Twine(Timeout.getValue()) + " s on '" + U.File + "'");
+    std::string Error = compilerError(R);
+    if (!Error.empty())
+      return fail(BuildOrRun, "'" + U.File + "' does not compile: " + Error);
+    if (R.Failed)
+      return fail(BuildOrRun, "clang-tidy failed on '" + U.File + "': " + R.Error);
+    for (libtorch_tidy::Finding &F : R.Findings) {
+      if (F.Level != "warning" || F.Loc.File != U.File)
+        continue;
+      Finding Found;
+      static_cast<libtorch_tidy::Finding &>(Found) = std::move(F);
+      Sources.locate(Found.Loc);
+      U.Findings.push_back(std::move(Found));
+    }
+    FindingCount += U.Findings.size();
+  }
+  if (FindingCount == 0)
+    return fail(NothingFound, "nothing to verify: no memory finding in " + Subject);
+  return std::nullopt;
+}
+
+/// The copy before the fix: the unit with the loops that hold its findings
+/// instrumented (the instrumenter's report names each finding's loop).
+Stop Verification::instrument(Unit &U, unsigned Copy, bool &InLoop) {
+  llvm::SmallString<256> BeforeDir(Tmp->str()), AfterDir(Tmp->str());
+  path::append(BeforeDir, "before");
+  path::append(AfterDir, "after");
+  if (ProjectMode) { // one directory per copy: two sources may share a name
+    path::append(BeforeDir, std::to_string(Copy));
+    path::append(AfterDir, std::to_string(Copy));
+  }
+  fs::create_directories(BeforeDir);
+  fs::create_directories(AfterDir);
+  std::string Name = path::filename(U.File).str();
+  U.BeforeFile = (BeforeDir + "/" + Name).str();
+  U.AfterFile = (AfterDir + "/" + Name).str();
+  std::string ReportFile = (Tmp->str() + "/instrument.json").str();
+  fs::remove(ReportFile);
+  std::vector<std::string> InstArgs = {TC.Instrument, U.File, "-o", U.BeforeFile, "--report", ReportFile};
+  for (const Finding &F : U.Findings)
+    InstArgs.push_back("--line=" + std::to_string(F.Loc.Line));
+  InstArgs.push_back("--");
+  InstArgs.insert(InstArgs.end(), U.Flags.begin(), U.Flags.end());
+  ProcessResult Inst = runStep(InstArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp->str());
+  if (Inst.Interrupted)
+    return interrupted();
+  if (returnCode(Inst) == 2 || !fs::exists(ReportFile))
+    return fail(BuildOrRun, "cannot instrument '" + U.File + "': " + firstErrorLine(Inst.Output));
+  auto ReportBuf = llvm::MemoryBuffer::getFile(ReportFile);
+  auto Report = ReportBuf ? llvm::json::parse((*ReportBuf)->getBuffer())
+                          : llvm::Expected<llvm::json::Value>(
+                                llvm::createStringError(llvm::inconvertibleErrorCode(), "unreadable"));
+  if (!Report || !Report->getAsObject())
+    return fail(BuildOrRun, "cannot read the instrumentation report");
+  if (!ProjectMode && !Report->getAsObject()->getBoolean("has_main").value_or(false))
+    return fail(UsageError, "'" + File + "' has no main(): verify runs a program; for a program "
+                            "of several files name its target: -p BUILD_DIR --target NAME");
+  if (const llvm::json::Array *Loops = Report->getAsObject()->getArray("loops"))
+    for (const llvm::json::Value &L : *Loops)
+      if (const llvm::json::Object *O = L.getAsObject())
+        for (Finding &F : U.Findings)
+          if (O->getInteger("line") == int64_t(F.Loc.Line)) {
+            F.Label = O->getString("label").value_or("").str();
+            F.LoopLine = unsigned(O->getInteger("loop_line").value_or(0));
+          }
+  InLoop |= llvm::any_of(U.Findings, [](const Finding &F) { return !F.Label.empty(); });
+  return std::nullopt;
+}
+
+/// The fixed copy: the same instrumented text with the fix-its applied, as
+/// --fix applies them (Fixes.h), and only those wholly inside the copy: a
+/// header filter that matches the work directory alone, and no replacement
+/// outside the copy (the user's headers).
+Stop Verification::fixCopy(Unit &U) {
+  if (auto Err = fs::copy_file(U.BeforeFile, U.AfterFile))
+    return fail(UsageError, "cannot copy to the temporary directory: " + Err.message());
+  TidyOptions FixTidy = Tidy;
+  FixTidy.HeaderFilter = "^" + llvm::Regex::escape(Tmp->str()) + "/";
+  TidyResult R = runTidy(FixTidy, U, U.AfterFile);
+  if (R.Interrupted)
+    return interrupted();
+  if (!compilerError(R).empty()) // clang-tidy --fix too leaves a copy with errors
+    return std::nullopt;
+  std::vector<libtorch_tidy::Finding> Fixable;
+  for (const libtorch_tidy::Finding &F : R.Findings)
+    if (F.Level == "warning" &&
+        llvm::all_of(F.Fix, [&](const Replacement &Rep) { return Rep.File == U.AfterFile; }))
+      Fixable.push_back(F);
+  if (auto Applied = applyFixPlan(planFixes(Fixable)); !Applied)
+    return fail(BuildOrRun, "cannot apply the fix-its to the copy of '" + U.File +
+                                "': " + llvm::toString(Applied.takeError()));
+  return std::nullopt;
+}
+
+/// Both programs: FILE compiled and linked alone, or the target's link with
+/// the copies' objects in place of the project's.
+Stop Verification::buildPrograms() {
+  for (int I = 0; I < 2; ++I) {
+    Bins[I] = (Tmp->str() + "/" + (I ? "after" : "before") + ".bin").str();
+    if (Stop S = ProjectMode ? relinkTarget(I) : buildAlone(I))
+      return S;
+  }
+  return std::nullopt;
+}
+
+Stop Verification::buildAlone(int I) {
+  const Unit &U = Units.front();
+  std::vector<std::string> CxxArgs = {TC.Cxx};
+  CxxArgs.insert(CxxArgs.end(), U.Flags.begin(), U.Flags.end());
+  CxxArgs.push_back("-g"); // line tables: the runtime names allocation sites by line
+  CxxArgs.push_back(I ? U.AfterFile : U.BeforeFile);
+  CxxArgs.push_back("-o");
+  CxxArgs.push_back(Bins[I]);
+  for (const std::string &F : splitFlags(TC.RuntimeLinkFlags))
+    CxxArgs.push_back(F);
+  for (const std::string &F : splitFlags(TC.TorchLinkFlags))
+    CxxArgs.push_back(F);
+  ProcessResult Build = runStep(CxxArgs, U.Cmd.Directory, {}, toolLimits(Timeout), Tmp->str());
+  if (Build.Interrupted)
+    return interrupted();
+  if (returnCode(Build) != 0)
+    return fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program does not build: " +
+                                firstErrorLine(Build.Output));
+  return std::nullopt;
+}
+
+Stop Verification::relinkTarget(int I) {
+  std::map<std::string, std::string> Swaps;
+  for (const Unit &U : Units) {
+    if (U.BeforeFile.empty())
+      continue;
+    std::string Source = I ? U.AfterFile : U.BeforeFile;
+    std::string Object = Source + ".o";
+    std::vector<std::string> Extra = {"-iquote", path::parent_path(U.File).str(), "-I" + TC.RuntimeIncludeDir,
+                                      "-g"};
+    ProcessResult Build = runStep(recompileCommand(*U.InTarget, Source, Object, Extra), U.Cmd.Directory, {},
+                                  toolLimits(Timeout), Tmp->str());
+    if (Build.Interrupted)
+      return interrupted();
+    if (returnCode(Build) != 0)
+      return fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " copy of '" + U.File +
+                                  "' does not compile: " + firstErrorLine(Build.Output));
+    Swaps[U.InTarget->Object] = Object;
+  }
+  ProcessResult Link = runStep(relinkCommand(Program, Swaps, Bins[I], splitFlags(TC.RuntimeLinkFlags)),
+                               Program.LinkDirectory, {}, toolLimits(Timeout), Tmp->str());
+  if (Link.Interrupted)
+    return interrupted();
+  if (returnCode(Link) != 0)
+    return fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program of target '" + TargetName +
+                                "' does not link: " + firstErrorLine(Link.Output));
+  return std::nullopt;
+}
+
+/// Both programs run with the iteration cap and the program's arguments, in
+/// the current directory; their series collected.
+Stop Verification::runPrograms(llvm::ArrayRef<std::string> ProgramArgs) {
+  for (int I = 0; I < 2; ++I) {
+    std::string Json = (Tmp->str() + "/" + (I ? "after" : "before") + ".json").str();
+    std::vector<std::string> Env = {"LIBTORCH_TIDY_MAX_ITERATIONS=" + std::to_string(Iterations),
+                                    "LIBTORCH_TIDY_REPORT=" + Json, "LIBTORCH_TIDY_DEVICE=" + Device.getValue(),
+                                    "LIBTORCH_TIDY_TRACE=1"}; // allocation sites: the evidence column
+    if (Device == "cpu")
+      Env.push_back("CUDA_VISIBLE_DEVICES=");
+    std::vector<std::string> RunArgs = {Bins[I]};
+    RunArgs.insert(RunArgs.end(), ProgramArgs.begin(), ProgramArgs.end());
+    ProcessResult Run = runStep(RunArgs, "", Env, ProgramLimits, Tmp->str());
+    if (Run.Interrupted)
+      return interrupted();
+    if (Run.TimedOut)
+      return fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program ran past " +
+                                  llvm::Twine(Timeout.getValue()) + " s (--timeout); its process group was killed");
+    if (!fs::exists(Json))
+      return fail(BuildOrRun, llvm::Twine("the ") + Which[I] + " program failed (exit " +
+                                  llvm::Twine(returnCode(Run)) + "): " + firstErrorLine(Run.Output));
+    auto Parsed = readProbeReport(Json, Device == "cuda");
+    if (!Parsed)
+      return fail(BuildOrRun, llvm::Twine("unreadable report of the ") + Which[I] +
+                                  " program: " + llvm::toString(Parsed.takeError()));
+    Series[I] = std::move(*Parsed);
+  }
+  return std::nullopt;
+}
+
+/// Each finding's verdict from its loop's series before and after the fix.
+std::vector<Outcome> Verification::judge() {
+  std::vector<Outcome> Outcomes;
+  for (const Unit &U : Units)
+    for (const Finding &F : U.Findings) {
+      Outcome O;
+      O.F = F;
+      if (F.Label.empty()) {
+        O.Verdict = "not in a loop";
+      } else {
+        O.Before = Series[0][F.LoopLine];
+        O.After = Series[1][F.LoopLine];
+        O.Verdict = !O.Before.Present || !O.After.Present ? "loop not reached" : compareLoops(O.Before, O.After);
+      }
+      Outcomes.push_back(std::move(O));
+    }
+  return Outcomes;
+}
+
+/// --json: per finding, the series' figures before and after, the verdict and
+/// the evidence.
+Stop Verification::writeJson(const std::vector<Outcome> &Outcomes) {
+  // Per finding: what grew in the original (sites, node types) and whether
+  // the fix removed each, the runtime's culprits and notes.
+  auto EvidenceJson = [](const Outcome &O) {
+    llvm::json::Array Grew;
+    for (const auto &[G, Remains] : grownAfterFix(O.Before, O.After))
+      Grew.push_back(llvm::json::Object{{"what", G.What},
+                                        {"kind", G.Site ? "allocation site" : "node type"},
+                                        {"per_iteration", G.PerIter},
+                                        {"after_fix", Remains ? "still growing" : "gone"}});
+    llvm::json::Array Messages;
+    for (const LoopStats *S : {&O.Before, &O.After})
+      for (const std::string &M : S->Messages)
+        Messages.push_back(M);
+    return llvm::json::Object{{"culprit_before", O.Before.Culprit},
+                              {"culprit_after", O.After.Culprit},
+                              {"grew", std::move(Grew)},
+                              {"messages", std::move(Messages)}};
+  };
+  llvm::json::Array Items;
+  for (const Outcome &O : Outcomes) {
+    auto Stats = [](const LoopStats &S) {
+      llvm::json::Array Live;
+      for (const Sample &X : S.Samples)
+        Live.push_back(X.LiveBytes);
+      return llvm::json::Object{
+          {"bytes_per_iteration", S.Bytes.Slope},
+          {"peak_bytes", S.PeakBytes},
+          {"history_nodes_per_iteration",
+           S.History.Measured ? llvm::json::Value(S.History.Slope) : llvm::json::Value(nullptr)},
+          {"verdict", S.Present ? (S.Growing ? "growing" : "flat") : "not reached"},
+          {"live_bytes", std::move(Live)}};
+    };
+    Items.push_back(llvm::json::Object{{"check", O.F.Check},
+                                       {"file", O.F.Loc.File},
+                                       {"line", O.F.Loc.Line},
+                                       {"column", O.F.Loc.Column},
+                                       {"message", O.F.Message},
+                                       {"loop", O.F.Label},
+                                       {"before", Stats(O.Before)},
+                                       {"after", Stats(O.After)},
+                                       {"verdict", O.Verdict},
+                                       {"evidence", EvidenceJson(O)}});
+  }
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"file", ProjectMode ? llvm::json::Value(nullptr)
+                                                        : llvm::json::Value(FilePath)},
+                                   {"target", ProjectMode ? llvm::json::Value(TargetName.getValue())
+                                                          : llvm::json::Value(nullptr)},
+                                   {"iterations", Iterations.getValue()},
+                                   {"limits", llvm::json::Object{
+                                                  {"timeout_seconds", Timeout.getValue()},
+                                                  {"iterations", Iterations.getValue()},
+                                                  {"address_space_mib", MemoryMiB}}},
+                                   {"device", Device.getValue()},
+                                   {"findings", std::move(Items)}}))
+     << "\n";
+  if (auto E = writeFileAtomically(JsonOut, OS.str()))
+    return fail(UsageError, llvm::toString(std::move(E)));
+  return std::nullopt;
+}
+
+/// The verdicts: the table, and --json and --plot when asked for.
+Stop Verification::report(const std::vector<Outcome> &Outcomes) {
+  printTable(Outcomes);
+  if (!JsonOut.empty())
+    if (Stop S = writeJson(Outcomes))
+      return S;
+  if (!PlotOut.empty()) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    writeSvg(OS, Outcomes);
+    if (auto E = writeFileAtomically(PlotOut, OS.str()))
+      return fail(UsageError, llvm::toString(std::move(E)));
+    llvm::outs() << "plot: " << PlotOut << "\n";
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 int run(llvm::ArrayRef<std::string> ProgramArgs) {
   Toolchain TC;
-  auto Fail = [](const llvm::Twine &Msg) {
-    llvm::errs() << "libtorch-tidy verify: error: " << Msg << "\n";
-    return UsageError;
-  };
   auto Tidy = libtorch_tidy::findClangTidy(ClangTidyOpt);
   if (!Tidy)
-    return Fail(llvm::toString(Tidy.takeError()));
+    return fail(UsageError, llvm::toString(Tidy.takeError()));
   TC.ClangTidy = *Tidy;
   auto Plugin = libtorch_tidy::findPlugin("");
   if (!Plugin)
-    return Fail(llvm::toString(Plugin.takeError()));
+    return fail(UsageError, llvm::toString(Plugin.takeError()));
   TC.Plugin = *Plugin;
   TC.Instrument = InstrumentOpt.empty() ? libtorch_tidy::besideSelf("libtorch-tidy-instrument")
                                          : InstrumentOpt.getValue();
@@ -807,7 +901,7 @@ int run(llvm::ArrayRef<std::string> ProgramArgs) {
     TC.RuntimeLinkFlags =
         "-L" + RuntimeLibDir + " -Wl,-rpath," + RuntimeLibDir + " -ltorch_tidy_runtime";
   TC.TorchLinkFlags = LIBTORCH_TIDY_TORCH_LINK;
-  return runImpl(TC, ProgramArgs);
+  return Verification(TC).run(ProgramArgs);
 }
 
 } // namespace libtorch_tidy::verify

@@ -538,7 +538,7 @@ llvm::Error checkSummariesUsable(const TidyOptions &Tidy) {
 
 llvm::Expected<SummariesPass> summarizeProject(AnalysisOptions Opt) {
   if (llvm::Error E = checkSummariesUsable(Opt.Tidy))
-    return std::move(E);
+    return E;
   Opt.Diff.reset();
   Opt.Shard = "1/1";
   // Any torch- check brings the analysis core, which writes the unit's
@@ -699,10 +699,10 @@ llvm::Expected<std::string> storeLinkedSummaries(const SummariesPass &Pass, bool
     Temporary = true;
   }
   if (llvm::Error E = writeFileAtomicallyIn(Path, Text))
-    return std::move(E);
+    return E;
   if (!Temporary)
     if (llvm::Error E = storeLatestSummaries(Pass, Text))
-      return std::move(E);
+      return E;
   return std::string(Path);
 }
 
@@ -855,7 +855,7 @@ llvm::Expected<BaseTree> writeBaseTree(const AnalysisPlan &P) {
     llvm::sys::path::append(Copy, H + llvm::sys::path::extension(File).str());
     if (!llvm::sys::fs::exists(Copy))
       if (auto Err = writeFileAtomicallyIn(Copy, *Text))
-        return std::move(Err);
+        return Err;
     HashParts.push_back(File + "\n" + H);
     PerDir[llvm::sys::path::parent_path(File).str()].push_back(
         llvm::json::Object{{"type", "file"},
@@ -877,7 +877,7 @@ llvm::Expected<BaseTree> writeBaseTree(const AnalysisPlan &P) {
   std::string Text;
   llvm::raw_string_ostream(Text) << llvm::json::Value(std::move(Overlay));
   if (auto Err = writeFileAtomicallyIn(OverlayPath, Text))
-    return std::move(Err);
+    return Err;
   T.Overlay = std::string(OverlayPath);
   return T;
 }
@@ -926,6 +926,7 @@ void filterByDiff(const AnalysisPlan &P, FindingsModel &M) {
     AnalysisRun Run = runAnalysis(*Base);
     M.BaseUnits = Base->Units.size();
     M.BaseHits = Run.Hits;
+    M.BaseSeconds = Run.Seconds;
     SourceCache BaseSources;
     for (size_t I = 0; I < Base->Units.size() && Why.empty(); ++I) {
       if (Run.Results[I].Failed) {
@@ -1039,7 +1040,8 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
   if (P.Shard)
     OS << ", " << P.OtherShards << " left to the other shards (shard " << P.Shard->Index << "/"
        << P.Shard->Total << ")";
-  OS << llvm::formatv("; {0:f1} s", Run.Seconds);
+  // The time of the whole analysis: with --diff, the base revision's too.
+  OS << llvm::formatv("; {0:f1} s", Run.Seconds + M.BaseSeconds);
   if (Run.Hits || Run.PchRuns)
     OS << " (" << Run.Hits << " from the cache, " << (Run.PchRuns - Run.PchFallbacks)
        << " with the precompiled LibTorch header"
@@ -1049,7 +1051,7 @@ void printSummary(const AnalysisPlan &P, const AnalysisRun &Run, const FindingsM
   if (P.Changed && M.BaseUnavailable.empty() && M.BaseUnits)
     OS << "libtorch-tidy: " << countOf(M.AtBase, "finding") << " already at " << P.Changed->Revision
        << " not reported (" << countOf(M.BaseUnits, "translation unit") << " analysed there, "
-       << M.BaseHits << " from the cache)\n";
+       << M.BaseHits << " from the cache, " << llvm::formatv("{0:f1}", M.BaseSeconds) << " s)\n";
   if (!M.BaseUnavailable.empty())
     OS << "libtorch-tidy: no comparison with " << P.Changed->Revision << " (" << M.BaseUnavailable
        << "): only findings on changed lines are reported\n";
@@ -1118,7 +1120,7 @@ llvm::Expected<std::unique_ptr<ProjectAnalysis>> analyseProject(AnalysisOptions 
     // One parse per unit: the analysis writes each unit's summaries, then
     // the units whose findings depend on other files are decided again.
     if (llvm::Error E = checkSummariesUsable(Opt.Tidy))
-      return std::move(E);
+      return E;
     Opt.Tidy.WriteSummaries = true;
     Opt.Tidy.RequireSummaries = false;
   }
@@ -1136,7 +1138,7 @@ llvm::Expected<std::unique_ptr<ProjectAnalysis>> analyseProject(AnalysisOptions 
   }
   A->Model = collectFindings(A->Plan, A->Run);
   filterByDiff(A->Plan, A->Model);
-  return std::move(A);
+  return A;
 }
 
 void printCrossUnits(const CrossUnitDecision &D, llvm::raw_ostream &OS) {

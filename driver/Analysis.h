@@ -131,6 +131,7 @@ struct FindingsModel {
   size_t OutsideDiff = 0; // --diff without a base comparison: on unchanged lines
   size_t InBaseline = 0;
   size_t BaseUnits = 0, BaseHits = 0; // --diff: units analysed at the base, from the cache
+  double BaseSeconds = 0;             // --diff: the analysis at the base (in the summary's time)
   size_t Fixed = 0;            // --fix: findings fixed (no longer in Findings)
   std::string BaseUnavailable; // --diff: why the base revision could not be analysed
 };

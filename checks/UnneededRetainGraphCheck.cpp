@@ -137,6 +137,8 @@ bool isRuntimeCompanionCall(const CallExpr *Call) {
   return false;
 }
 
+bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown = true);
+
 /// The module object of a call of a method of the user's module class
 /// (`actor->sampleNormal(s)`, `net.encode(x)`), operator-> stripped; null
 /// for any other call (forward passes included).
@@ -217,7 +219,10 @@ public:
       }
       if (Module)
         Modules.push_back(Module);
-      else
+      else if (const CXXRecordDecl *RD = Object ? classOf(Object->getType(), true) : nullptr;
+               !RD || mayKeepGraphState(RD))
+        // A module reached through a call (`agent->model->get()`): which one
+        // is unknown, so only its class can say it keeps nothing.
         UnnamedModule = true;
     }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
@@ -243,7 +248,10 @@ const CXXRecordDecl *moduleImpl(const CXXRecordDecl *RD) {
                  ? classOf(Args[0].getAsType())
                  : nullptr;
     }
-    if (!RD->hasDefinition() || RD->getNumBases() != 1)
+    // Only a holder (TORCH_MODULE's class, derived from ModuleHolder<Impl>)
+    // leads to its Impl; an Impl class is the module itself, not its base
+    // torch::nn::Module.
+    if (!RD->hasDefinition() || RD->getNumBases() != 1 || !isModuleHolderClass(RD))
       return RD;
     RD = classOf(RD->bases_begin()->getType());
   }
@@ -291,7 +299,7 @@ bool hasTensorStorage(const CXXRecordDecl *RD) {
 /// With \p Unknown false, a method defined elsewhere does not count: true only
 /// when a tensor member is seen changing. Fields and bases are followed at most
 /// four classes down (\p Depth): a bounded recursion.
-bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth = 0, bool Unknown = true) {
+bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth, bool Unknown) {
   RD = moduleImpl(RD);
   if (!RD || Depth > 4)
     return Unknown;

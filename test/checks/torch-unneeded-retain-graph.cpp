@@ -900,3 +900,42 @@ void ppo_epoch_twice(Policy &model, torch::Tensor rollout, int epochs) {
     (twice_loss * 2).backward();
   }
 }
+
+// The module reached through a call (lolmanjo/LibTorch_PPO reaches it as
+// agent->model->get()): which instance is unknown, but its class keeps
+// nothing between calls.
+struct Agent {
+  Policy *model;
+  MemoryNet *memory_model;
+};
+void ppo_epochs_through_agent(Agent *agent, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto agent_loss = agent->model->get()->forward(t_states).mean();
+    if (i != epochs - 1)
+      agent_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    else
+      agent_loss.backward({}, false);
+  }
+}
+// CHECK-FIXES: {{^}}      agent_loss.backward();{{$}}
+// ... and one whose class has a tensor member may keep one.
+void ppo_epochs_through_agent_memory(Agent *agent, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto agent_mem_loss = agent->memory_model->get()->forward(t_states).mean();
+    if (i != epochs - 1)
+      agent_mem_loss.backward({}, true);
+    else
+      agent_mem_loss.backward({}, false);
+  }
+}
+
+// The module class itself (not its TORCH_MODULE holder) keeps a hidden state.
+void stateful_impl_reference(StatefulImpl &rnn) {
+  for (int step = 0; step < 100; ++step) {
+    auto impl_loss = rnn.forward(torch::randn({8, 4})).sum();
+    impl_loss.backward({}, true);
+  }
+}

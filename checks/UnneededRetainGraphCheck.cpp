@@ -593,9 +593,10 @@ RetainGraphAnalysis::Origin RetainGraphAnalysis::originOf(const VarDecl *VD, con
           Push(Src);
       return Origin::Done;
     }
-  // Declared outside: only a tensor made fresh by a factory and never
-  // modified carries no graph of its own.
-  if (Local && freshFactory(VD)) {
+  // Declared outside: only a tensor made fresh by a factory, or computed by
+  // LibTorch operations from values without a graph (`t_adv = t_ret -
+  // t_values` of detached tensors), and never modified carries no graph.
+  if (Local && (freshFactory(VD) || (!F.isModified(VD) && graphFree(VD)))) {
     C.Fresh.insert(VD);
     return Origin::Done;
   }

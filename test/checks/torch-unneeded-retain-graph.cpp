@@ -939,3 +939,64 @@ void stateful_impl_reference(StatefulImpl &rnn) {
     impl_loss.backward({}, true);
   }
 }
+
+// lolmanjo/LibTorch_PPO's shape: the mini-batches are declared before the
+// epoch loop, started afresh with torch::zeros on every epoch and filled from
+// the rollout; the advantages are computed before the loop from detached
+// tensors. Every epoch's graph is its own.
+void ppo_minibatches(Agent *agent, std::vector<torch::Tensor> &values,
+                     std::vector<torch::Tensor> &states, int epochs, int mb) {
+  torch::Tensor t_values = torch::cat(values).detach();
+  torch::Tensor t_states = torch::cat(states).detach();
+  torch::Tensor t_advantages = (t_values - t_values.mean()) * 2;
+  torch::Tensor mini_states;
+  torch::Tensor mini_advantages;
+  for (int i = 0; i < epochs; i++) {
+    mini_states = torch::zeros({mb, 4});
+    mini_advantages = torch::zeros({mb, 1});
+    for (int b = 0; b < mb; b++) {
+      mini_states[b] = t_states[i * mb + b];
+      mini_advantages[b] = t_advantages[i * mb + b];
+    }
+    torch::Tensor total_loss = -(agent->model->get()->forward(mini_states) * mini_advantages).mean();
+    if (i != epochs - 1)
+      total_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    else
+      total_loss.backward({}, false);
+  }
+}
+// CHECK-FIXES: {{^}}      total_loss.backward();{{$}}
+
+// ... but advantages computed before the loop from a forward pass that is not
+// detached are in every epoch's graph.
+void ppo_minibatches_shared_values(Agent *agent, torch::Tensor rollout, int epochs) {
+  torch::Tensor t_states = rollout.detach();
+  torch::Tensor t_values = agent->model->get()->forward(t_states);
+  torch::Tensor t_adv = (t_values - t_values.mean()) * 2;
+  for (int i = 0; i < epochs; i++) {
+    torch::Tensor adv_loss = -(agent->model->get()->forward(t_states) * t_adv).mean();
+    if (i != epochs - 1)
+      adv_loss.backward({}, true);
+    else
+      adv_loss.backward({}, false);
+  }
+}
+
+// ... and the rollout filled into the mini-batch without detach() carries the
+// graph of the forward pass that made it.
+void ppo_minibatches_from_graph(Agent *agent, torch::Tensor rollout, int epochs, int mb) {
+  torch::Tensor t_states = rollout.detach();
+  torch::Tensor t_logits = agent->model->get()->forward(t_states);
+  torch::Tensor mini_logits;
+  for (int i = 0; i < epochs; i++) {
+    mini_logits = torch::zeros({mb, 4});
+    for (int b = 0; b < mb; b++)
+      mini_logits[b] = t_logits[i * mb + b];
+    torch::Tensor logit_loss = mini_logits.pow(2).mean();
+    if (i != epochs - 1)
+      logit_loss.backward({}, true);
+    else
+      logit_loss.backward({}, false);
+  }
+}

@@ -21,6 +21,13 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
+
+private:
+  /// The warning on \p Call's retain_graph argument (argument \p Retain;
+  /// \p Grad and \p Create the positions of the gradient and create_graph),
+  /// with the fix-it.
+  void diagnose(const CallExpr *Call, int Grad, int Retain, int Create, bool InLoop,
+                const SourceManager &SM);
 };
 
 } // namespace clang::tidy::torch_check

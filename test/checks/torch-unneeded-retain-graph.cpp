@@ -301,9 +301,29 @@ void earlier_in_epoch_loop_stateless(Layer &model, Loader &loader) {
 }
 // CHECK-FIXES: {{^}}      loss.backward();{{$}}
 
-// Net's forward pass is defined elsewhere: it may keep a tensor between calls
-// (a hidden state) that links the two graphs.
+// Net's forward pass is defined elsewhere, but Net has no data member that
+// could keep a tensor (a hidden state) between calls: flagged.
 void earlier_in_epoch_loop(Net &model, Loader &loader) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    auto warmup = model(torch::randn({8, 4})).sum();
+    warmup.backward();
+    for (auto &batch : *loader) {
+      auto loss = model(batch.front().data).sum();
+      loss.backward({}, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'retain_graph' is true but no later backward pass in this loop iteration
+    }
+  }
+}
+// CHECK-FIXES: {{^}}      loss.backward();{{$}}
+
+// A module defined elsewhere with a tensor member: its forward pass may keep
+// the last output there and link the two graphs.
+struct MemoryNetImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x);
+  torch::Tensor memory_;
+};
+TORCH_MODULE(MemoryNet);
+void earlier_in_epoch_loop_with_memory(MemoryNet &model, Loader &loader) {
   for (int epoch = 0; epoch < 3; ++epoch) {
     auto warmup = model(torch::randn({8, 4})).sum();
     warmup.backward();
@@ -667,3 +687,316 @@ torch::Tensor returns_detached(Layer &model) {
   return detached_loss.detach();
 }
 // CHECK-FIXES: {{^}}  detached_loss.backward();{{$}}
+
+// ---- where each later backward pass's graph comes from ------------------------
+
+// A PPO update (lolmanjo/LibTorch_PPO): every epoch runs a new forward pass on
+// the detached rollout; only the last epoch passes false. The next epoch's
+// backward pass, or the last one's, never reaches this epoch's graph.
+struct PolicyImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x);
+};
+TORCH_MODULE(Policy);
+void ppo_epochs(Policy &model, torch::optim::Adam &optimizer, std::vector<torch::Tensor> &states,
+                std::vector<torch::Tensor> &log_probs, torch::Tensor advantages, int epochs) {
+  auto t_states = torch::cat(states).detach();
+  auto t_old = torch::cat(log_probs).detach();
+  auto t_adv = advantages.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto new_log_prob = model(t_states);
+    auto ratio = (new_log_prob - t_old).exp();
+    auto ppo_loss = -(ratio * t_adv).mean();
+    optimizer.zero_grad();
+    if (i != epochs - 1) {
+      ppo_loss.backward({}, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    } else {
+      ppo_loss.backward({}, false);
+    }
+    optimizer.step();
+  }
+}
+// CHECK-FIXES: {{^}}      ppo_loss.backward();{{$}}
+
+// A SAC update (QuentinVacher-rl/SoftActorCritic-in-Cpp-using-LibTorch): the
+// actor loss comes from a second sampleNormal and new critic passes (the
+// variables are reassigned first), the critic loss from the stored batch; the
+// target network's output, computed before the first backward pass, is in
+// the critic loss's graph only.
+struct ActorImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor state);
+  std::pair<torch::Tensor, torch::Tensor> sampleNormal(torch::Tensor state, bool reparameterize);
+};
+TORCH_MODULE(Actor);
+struct CriticImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor state, torch::Tensor action);
+};
+TORCH_MODULE(Critic);
+void sac_learn(Actor &actor, Critic &critic, Policy &value, Policy &target, torch::optim::Adam &opt,
+               torch::Tensor batch, torch::Tensor batch_actions, torch::Tensor batch_rewards) {
+  auto states = batch.detach();
+  auto stored_actions = batch_actions.detach();
+  auto rewards = batch_rewards.detach();
+  auto v = value(states);
+  auto next_v = target(states);
+  auto out = actor->sampleNormal(states, false);
+  auto criticValue = critic(states, out.first);
+  auto valueLoss = torch::mse_loss(v, criticValue - out.second);
+  valueLoss.backward({}, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+  opt.step();
+
+  out = actor->sampleNormal(states, true);
+  criticValue = critic(states, out.first);
+  auto actorLoss = (out.second - criticValue).mean();
+  opt.zero_grad();
+  actorLoss.backward({}, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+  opt.step();
+
+  auto q_hat = rewards + 0.99 * next_v;
+  auto criticLoss = torch::mse_loss(critic(states, stored_actions), q_hat);
+  opt.zero_grad();
+  criticLoss.backward();
+  opt.step();
+}
+// CHECK-FIXES: {{^}}  valueLoss.backward();{{$}}
+// CHECK-FIXES: {{^}}  actorLoss.backward();{{$}}
+
+// Look-alikes: the later graph does share a node with the retained one.
+
+// The value computed before the first backward pass goes into the second loss.
+void sac_value_reused(Critic &critic, Policy &value, torch::Tensor batch, torch::Tensor actions) {
+  auto states = batch.detach();
+  auto reused_v = value(states);
+  auto first_loss = reused_v.pow(2).mean();
+  first_loss.backward({}, true);
+  auto second_loss = torch::mse_loss(critic(states, actions.detach()), reused_v);
+  second_loss.backward();
+}
+
+// The variable is reassigned between the passes, but an intermediate computed
+// from its first value is read by the second loss.
+void reassigned_but_intermediate_kept(Actor &actor, Critic &critic, torch::Tensor batch) {
+  auto states = batch.detach();
+  auto sampled = actor->sampleNormal(states, true);
+  auto q = critic(states, sampled.first);
+  auto q_loss = q.mean();
+  q_loss.backward({}, true);
+  sampled = actor->sampleNormal(states, true);
+  auto both_loss = (q + sampled.second).mean();
+  both_loss.backward();
+}
+
+// Copies taken before the reassignment keep the first value.
+void copy_before_reassignment(Layer &f, Layer &g) {
+  auto a = f(torch::randn({8, 4}));
+  auto b = a * 2;
+  auto c = a * 3;
+  a = g(torch::randn({8, 4}));
+  b.sum().backward({}, true);
+  c.sum().backward();
+}
+
+// A graph built by indexed assignment, backpropagated twice through k.
+void indexed_assignment(Layer &f, Layer &g) {
+  auto x = torch::randn({8, 4});
+  auto k = torch::zeros({2});
+  k[0] = f(x).sum();
+  k[1] = g(x).sum();
+  k.sum().backward({}, true);
+  k.mean().backward();
+}
+void indexed_assignment_before_loop(Layer &f) {
+  auto k = torch::zeros({2});
+  k.index_put_({0}, f(torch::randn({8, 4})).sum());
+  for (int i = 0; i < 3; ++i) {
+    auto pass_loss = (k * i).sum();
+    pass_loss.backward({}, true);
+  }
+}
+
+// Iteration i + 1 goes back through a value kept from iteration i.
+void kept_from_last_iteration(Layer &model) {
+  torch::Tensor prev;
+  for (int i = 0; i < 10; ++i) {
+    auto cur = model(torch::randn({8, 4}));
+    cur.sum().backward({}, true);
+    if (prev.defined())
+      (prev * cur).sum().backward();
+    prev = cur;
+  }
+}
+
+// The epoch loop's losses all read a forward pass run once before the loop.
+void ppo_epochs_shared_old_values(Policy &model, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  auto old_values = model(t_states);
+  for (int i = 0; i < epochs; i++) {
+    auto value_loss = (model(t_states) - old_values).pow(2).mean();
+    if (i != epochs - 1)
+      value_loss.backward({}, true);
+    else
+      value_loss.backward({}, false);
+  }
+}
+
+// A recurrent policy that visibly stores its output in a member: the next
+// epoch's forward pass starts from this epoch's graph.
+struct RecurrentPolicyImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) {
+    h_ = h_.defined() ? (h_ + x).tanh() : x.tanh();
+    return h_;
+  }
+  torch::Tensor h_;
+};
+TORCH_MODULE(RecurrentPolicy);
+void ppo_epochs_recurrent(RecurrentPolicy &model, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto rec_loss = model(t_states).mean();
+    if (i != epochs - 1)
+      rec_loss.backward({}, true);
+    else
+      rec_loss.backward({}, false);
+  }
+}
+
+// The same with a module defined elsewhere that has a tensor member.
+void ppo_epochs_memory(MemoryNet &model, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto mem_loss = model(t_states).mean();
+    if (i != epochs - 1)
+      mem_loss.backward({}, true);
+    else
+      mem_loss.backward({}, false);
+  }
+}
+
+// A method of the module defined elsewhere, on a module with a tensor member.
+struct SamplerImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor state);
+  std::pair<torch::Tensor, torch::Tensor> sampleNormal(torch::Tensor state, bool reparameterize);
+  torch::Tensor last_mu_;
+};
+TORCH_MODULE(Sampler);
+void sac_stateful_sampler(Sampler &actor, Critic &critic, torch::Tensor batch) {
+  auto states = batch.detach();
+  auto s1 = actor->sampleNormal(states, false);
+  auto l1 = critic(states, s1.first).mean();
+  l1.backward({}, true);
+  auto s2 = actor->sampleNormal(states, true);
+  auto l2 = critic(states, s2.first).mean();
+  l2.backward();
+}
+
+// Within one epoch, a second backward pass through the same loss.
+void ppo_epoch_twice(Policy &model, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto twice_loss = model(t_states).mean();
+    twice_loss.backward({}, true);
+    (twice_loss * 2).backward();
+  }
+}
+
+// The module reached through a call (lolmanjo/LibTorch_PPO reaches it as
+// agent->model->get()): which instance is unknown, but its class keeps
+// nothing between calls.
+struct Agent {
+  Policy *model;
+  MemoryNet *memory_model;
+};
+void ppo_epochs_through_agent(Agent *agent, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto agent_loss = agent->model->get()->forward(t_states).mean();
+    if (i != epochs - 1)
+      agent_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    else
+      agent_loss.backward({}, false);
+  }
+}
+// CHECK-FIXES: {{^}}      agent_loss.backward();{{$}}
+// ... and one whose class has a tensor member may keep one.
+void ppo_epochs_through_agent_memory(Agent *agent, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  for (int i = 0; i < epochs; i++) {
+    auto agent_mem_loss = agent->memory_model->get()->forward(t_states).mean();
+    if (i != epochs - 1)
+      agent_mem_loss.backward({}, true);
+    else
+      agent_mem_loss.backward({}, false);
+  }
+}
+
+// The module class itself (not its TORCH_MODULE holder) keeps a hidden state.
+void stateful_impl_reference(StatefulImpl &rnn) {
+  for (int step = 0; step < 100; ++step) {
+    auto impl_loss = rnn.forward(torch::randn({8, 4})).sum();
+    impl_loss.backward({}, true);
+  }
+}
+
+// lolmanjo/LibTorch_PPO's shape: the mini-batches are declared before the
+// epoch loop, started afresh with torch::zeros on every epoch and filled from
+// the rollout; the advantages are computed before the loop from detached
+// tensors. Every epoch's graph is its own.
+void ppo_minibatches(Agent *agent, std::vector<torch::Tensor> &values,
+                     std::vector<torch::Tensor> &states, int epochs, int mb) {
+  torch::Tensor t_values = torch::cat(values).detach();
+  torch::Tensor t_states = torch::cat(states).detach();
+  torch::Tensor t_advantages = (t_values - t_values.mean()) * 2;
+  torch::Tensor mini_states;
+  torch::Tensor mini_advantages;
+  for (int i = 0; i < epochs; i++) {
+    mini_states = torch::zeros({mb, 4});
+    mini_advantages = torch::zeros({mb, 1});
+    for (int b = 0; b < mb; b++) {
+      mini_states[b] = t_states[i * mb + b];
+      mini_advantages[b] = t_advantages[i * mb + b];
+    }
+    torch::Tensor total_loss = -(agent->model->get()->forward(mini_states) * mini_advantages).mean();
+    if (i != epochs - 1)
+      total_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    else
+      total_loss.backward({}, false);
+  }
+}
+// CHECK-FIXES: {{^}}      total_loss.backward();{{$}}
+
+// ... but advantages computed before the loop from a forward pass that is not
+// detached are in every epoch's graph.
+void ppo_minibatches_shared_values(Agent *agent, torch::Tensor rollout, int epochs) {
+  torch::Tensor t_states = rollout.detach();
+  torch::Tensor t_values = agent->model->get()->forward(t_states);
+  torch::Tensor t_adv = (t_values - t_values.mean()) * 2;
+  for (int i = 0; i < epochs; i++) {
+    torch::Tensor adv_loss = -(agent->model->get()->forward(t_states) * t_adv).mean();
+    if (i != epochs - 1)
+      adv_loss.backward({}, true);
+    else
+      adv_loss.backward({}, false);
+  }
+}
+
+// ... and the rollout filled into the mini-batch without detach() carries the
+// graph of the forward pass that made it.
+void ppo_minibatches_from_graph(Agent *agent, torch::Tensor rollout, int epochs, int mb) {
+  torch::Tensor t_states = rollout.detach();
+  torch::Tensor t_logits = agent->model->get()->forward(t_states);
+  torch::Tensor mini_logits;
+  for (int i = 0; i < epochs; i++) {
+    mini_logits = torch::zeros({mb, 4});
+    for (int b = 0; b < mb; b++)
+      mini_logits[b] = t_logits[i * mb + b];
+    torch::Tensor logit_loss = mini_logits.pow(2).mean();
+    if (i != epochs - 1)
+      logit_loss.backward({}, true);
+    else
+      logit_loss.backward({}, false);
+  }
+}

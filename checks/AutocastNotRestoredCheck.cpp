@@ -157,8 +157,8 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LangOpts = getLangOpts();
   // Every switch is a call of a set_*enabled function (classifyAutocastSwitch).
-  if (!core().facts(FD, Ctx).callsNamed(
-          [](StringRef N) { return N.starts_with("set_") && N.ends_with("enabled"); }))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed([](StringRef N) { return N.starts_with("set_") && N.ends_with("enabled"); }))
     return;
   SwitchCollector Collector(Ctx);
   Collector.TraverseStmt(const_cast<Stmt *>(Body));
@@ -178,7 +178,8 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     const CFG *Graph = Graphs.get(CodeBody);
     if (!Graph)
       continue;
-    ModePaths Paths = followModePaths(*Graph, Enable, Classify, neverThrows, runsOperations);
+    ModePaths Paths = followModePaths(*Graph, Enable, Classify, neverThrows, runsOperations,
+                                      knownConditions(Enable, PM, CodeBody, Facts.defUse()));
     const CallExpr *FirstThrowing = firstUnhandledThrow(Paths, CodeBody, PM, Classify, SM);
     const bool InLambda = CodeBody != Body;
     const bool AnyRestore = llvm::any_of(Collector.Restores, [&](const auto &R) {

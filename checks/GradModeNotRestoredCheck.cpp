@@ -74,7 +74,8 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     const CFG *Graph = Graphs.get(CodeBody);
     if (!Graph)
       continue;
-    ModePaths Paths = followModePaths(*Graph, Disable, Classify, NeverThrows, AnyCall);
+    ModePaths Paths = followModePaths(*Graph, Disable, Classify, NeverThrows, AnyCall,
+                                      knownConditions(Disable, PM, CodeBody, Facts.defUse()));
     // The first call that may throw and whose exception no handler around it
     // answers by switching autograd back on.
     const CallExpr *FirstThrowing = firstUnhandledThrow(Paths, CodeBody, PM, Classify, SM);

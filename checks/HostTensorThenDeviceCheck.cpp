@@ -1,15 +1,17 @@
 //===--- HostTensorThenDeviceCheck.cpp - libtorch-tidy --------------------===//
 //
 // collect: the member calls `.to(device)` and `.cuda()` of a function whose
-// object is, through parentheses and implicit nodes only, the call of one of
-// LibTorch's sized factories (torch::zeros, at::randn, ...; TorchNames.h);
+// object is, through parentheses and implicit nodes only (and at most one
+// dtype conversion `.to(dtype)` on the host), the call of one of LibTorch's
+// sized factories (torch::zeros, at::randn, ...; TorchNames.h);
 // decide: `.to`'s first argument names a Device or DeviceType (through the
 // implicit conversion to TensorOptions), not a literal CPU, and the factory's
 // options give no device (none given, or a dtype, layout or requires_grad
 // only: an options variable may hold a device and is left alone);
 // diagnose: the factory call, and as a fix-it the device moved into the
 // factory's arguments when the options are the default `{}`, the `.to` has no
-// other argument and the device expression has no side effects.
+// other argument, no dtype conversion is between and the device expression has
+// no side effects.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +135,21 @@ bool isEmptyDefaultOptions(const Expr *Arg) {
   return CE && CE->getNumArgs() == 0;
 }
 
+/// The tensor that \p E converts with `t.to(dtype)` (a dtype and only default
+/// arguments after it: `torch::ones(1).to(torch::kBool)`), or null.
+const Expr *dtypeConversionSource(const Expr *E) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(skipImplicitTemporaries(E));
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || MD->getName() != "to" || MC->getNumArgs() < 1 ||
+      MD->getNumParams() < 1 || !isScalarTypeType(MD->getParamDecl(0)->getType()) ||
+      !isTensorType(MC->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  for (unsigned I = 1; I < MC->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(MC->getArg(I)))
+      return nullptr;
+  return MC->getImplicitObjectArgument();
+}
+
 } // namespace
 
 /// A factory call moved to a device at once.
@@ -170,7 +187,11 @@ void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt
     } else if (MD->getName() != "cuda" || MC->getNumArgs() != 0) {
       return;
     }
-    M.Factory = dyn_cast<CallExpr>(skipImplicitTemporaries(MC->getImplicitObjectArgument()));
+    // Through one dtype conversion on the host (`torch::ones(1).to(torch::kBool).to(device)`):
+    // the same allocation and copy, and no fix-it (the dtype would move too).
+    const Expr *Moved = MC->getImplicitObjectArgument();
+    const Expr *Converted = dtypeConversionSource(Moved);
+    M.Factory = dyn_cast<CallExpr>(skipImplicitTemporaries(Converted ? Converted : Moved));
     std::optional<unsigned> Options = sizedFactoryOptionsParam(M.Factory);
     if (!Options || *Options >= M.Factory->getNumArgs() ||
         optionsDevice(M.Factory->getArg(*Options)) != OptionsDevice::None)
@@ -179,7 +200,7 @@ void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt
     bool WrittenUpToOptions = true;
     for (unsigned I = 0; I < *Options; ++I)
       WrittenUpToOptions &= !isa<CXXDefaultArgExpr>(M.Factory->getArg(I));
-    M.Fixable = !ExtraArgs && WrittenUpToOptions && isEmptyDefaultOptions(M.Factory->getArg(*Options)) &&
+    M.Fixable = !Converted && !ExtraArgs && WrittenUpToOptions && isEmptyDefaultOptions(M.Factory->getArg(*Options)) &&
                 (!M.Device || isSimpleDeviceExpr(M.Device));
     if (Reported.insert(MC->getExprLoc()).second)
       diagnose(M, Ctx);

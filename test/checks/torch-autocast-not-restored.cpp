@@ -193,6 +193,43 @@ void with_macros(Net &model, torch::Tensor x) {
 // CHECK-FIXES: {{^}}  AMP_ON();{{$}}
 // CHECK-FIXES: {{^}}  AMP_OFF();{{$}}
 
+// An SSD trainer's loop: switched on and off under the same flag, a local the
+// function never writes, so the switch-off runs whenever the switch-on did;
+// only an exception can leave autocast on.
+void amp_if_enabled(Net &model, torch::Tensor x, int precision, int steps) {
+  bool use_amp = precision != 32;
+  at::DeviceType device_type = at::kCUDA;
+  for (int i = 0; i < steps; ++i) {
+    if (use_amp) {
+      at::autocast::set_autocast_enabled(device_type, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: autocast switched on here is switched off only when nothing throws
+      at::autocast::increment_nesting();
+    }
+    auto out = model(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: note: this call may throw before autocast is switched off
+    if (use_amp) {
+      at::autocast::decrement_nesting();
+      at::autocast::set_autocast_enabled(device_type, false);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: note: switched off here
+    }
+    // CHECK-MESSAGES: :[[@LINE-11]]:7: note: no fix-it: autocast is not switched off later in the same block; hold a 'libtorch_tidy::amp::AutocastGuard' for the scope that needs autocast
+    report(out);
+  }
+}
+
+// The flag is written between the two tests: the second may skip the switch-off.
+void amp_flag_written(Net &model, torch::Tensor x, bool use_amp) {
+  if (use_amp)
+    at::autocast::set_enabled(true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: autocast switched on here is not switched off on every path out of 'amp_flag_written'
+  // CHECK-MESSAGES-NOEXC: :[[@LINE-2]]:5: warning: autocast switched on here is not switched off on every path out of 'amp_flag_written'
+  auto out = model(x);
+  use_amp = out.defined();
+  if (use_amp)
+    at::autocast::set_enabled(false);
+  report(out);
+}
+
 // ---- must not flag ----------------------------------------------------------
 
 int main() {

@@ -162,6 +162,21 @@ void in_macro(Net &model, torch::Tensor x) {
 }
 // CHECK-FIXES: {{^}}  NO_GRAD();{{$}}
 
+// Switched off and on under the same flag, a parameter the function never
+// writes: the switch back runs whenever the switch-off did; only an exception
+// can leave autograd off.
+void copy_weights_if(torch::Tensor dst, torch::Tensor src, bool frozen) {
+  if (frozen)
+    torch::autograd::GradMode::set_enabled(false);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: autograd switched off here is switched back on only when nothing throws
+  dst.copy_(src);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: this call may throw
+  if (frozen)
+    torch::autograd::GradMode::set_enabled(true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: note: switched back on here
+  // CHECK-MESSAGES: :[[@LINE-7]]:5: note: no fix-it: autograd is not switched back on later in the same block
+}
+
 // ---- must not flag ----------------------------------------------------------
 
 int main() {

@@ -100,6 +100,17 @@ void no_fix_it(torch::Device device, std::vector<torch::Device> &devices) {
   // CHECK-FIXES: {{^}}  auto h = torch::zeros({8}).to(devices.back());{{$}}
 }
 
+// A YOLO loss's options made on every forward pass: a host tensor converted on
+// the host, then copied. Warned, no fix-it (the dtype would move too).
+void through_a_dtype(torch::Device device) {
+  auto bool_mask = torch::ones(1).to(torch::kBool).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: tensor created on the CPU
+  // CHECK-FIXES: {{^}}  auto bool_mask = torch::ones(1).to(torch::kBool).to(device);{{$}}
+  auto x = (torch::zeros({8}).to(torch::kHalf)).cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: tensor created on the CPU
+  // CHECK-FIXES: {{^}}  auto x = (torch::zeros({8}).to(torch::kHalf)).cuda();{{$}}
+}
+
 #define ON_DEVICE(t, dev) (t).to(dev)
 torch::Tensor in_a_macro(torch::Device device) {
   return ON_DEVICE(torch::zeros({4}), device);
@@ -139,4 +150,7 @@ void negatives(torch::Device device, torch::Tensor other, torch::TensorOptions o
   auto o = torch::zeros({8}).to(torch::TensorOptions(device)); // options the user built
   auto p = torch::zeros({8}).cpu();
   auto q = other.cuda();
+  auto r = torch::zeros({8}).to(torch::kFloat).to(torch::kCPU);  // converted, stays on the CPU
+  auto s = torch::zeros({8}).to(torch::kFloat, true).to(device); // more than a dtype between: not followed
+  auto t = other.to(torch::kFloat).to(device);                   // not a factory
 }

@@ -397,6 +397,32 @@ private:
   }
 };
 
+/// True when \p E's value may come from a call of a user function the
+/// translation unit does not define (through the local variables it reads):
+/// such a function may run a forward pass of its own whose history the
+/// caller returns.
+bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTContext &Ctx) {
+  llvm::SmallVector<const Stmt *, 8> Work{E};
+  llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *FD = Call->getDirectCallee();
+          FD && isUserFunction(FD, Ctx) && !FD->isDefined() && !isForwardCall(Call))
+        return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->hasLocalStorage() && Seen.insert(VD).second)
+        for (const Expr *Def : History.definitions(VD))
+          Work.push_back(Def);
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  return false;
+}
+
 /// The names of the variables a body declares (its lambdas' included).
 class NameCollector : public RecursiveASTVisitor<NameCollector> {
 public:
@@ -906,6 +932,13 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
     }
   if (!First)
     return;
+  // A helper of another file whose result may carry history: what the
+  // function does with that result is not followed as a forward's is.
+  for (const auto &Fwd : S.Facts.Forwards)
+    if (Fwd.Elsewhere)
+      if (const FunctionSummary *Ext = core().externalSummary(Fwd.Helper);
+          !Ext || Ext->ReturnsHistory || Ext->ReturnsHistoryFromArgs)
+        return;
   if (const FunctionSummary *Sum = core().summaries(Ctx).lookup(S.FD);
       Sum && (Sum->trains(CallDepth) || FunctionSummary::reaches(Sum->ZeroGrad, CallDepth)))
     return;
@@ -933,7 +966,8 @@ bool EvalWithoutNoGradCheck::historyStaysIn(const FunctionDecl *FD, ASTContext &
   if (Finder.Escapes)
     return false;
   return ResultMayCarry || llvm::none_of(Seen.Returns, [&](const Expr *R) {
-           return tensorish(R->getType()) && Finder.carriesHistory(R);
+           return tensorish(R->getType()) &&
+                  (Finder.carriesHistory(R) || reachesUnseenCall(R, History, Ctx));
          });
 }
 

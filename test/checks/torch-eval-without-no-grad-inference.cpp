@@ -244,3 +244,12 @@ std::function<torch::Tensor()> deferred(Actor &actor, torch::Tensor x) {
   auto out = actor(x);
   return [out] { return out; };
 }
+
+// The returned value comes from a function this file does not define: it may
+// run a forward pass of its own, whose history the caller wants.
+torch::Tensor policy_head(torch::Tensor features);
+torch::Tensor act_through_head(Actor &encoder, torch::Tensor x) {
+  auto features = encoder(x).argmax(1);
+  auto out = policy_head(features);
+  return out;
+}

@@ -17,12 +17,31 @@
 // user function or constructor, captured by a lambda), suggest
 // c10::InferenceMode instead of torch::NoGradGuard.
 //
+// Inference by what a function does (rule d, findInference): besides eval(),
+// a name and torch::jit::load, a function is evaluation code when it runs a
+// forward pass with autograd on, trains nothing (no backward pass, step,
+// zero_grad or train() in its body or, by the core's summaries, in the
+// functions it calls, CallDepth levels) and no value with autograd history
+// leaves it: historyStaysIn, the history analysis of its body with the
+// parameters taken to carry history (a guard over the whole body would cut
+// theirs too) and the tensor members and globals it reads counted as
+// sources; a return, a write to anything but its own locals, an insertion
+// into such a container, an argument of a user function that may keep it
+// (keepsNoHistory: the same question about the callee, its result allowed
+// to carry) or a lambda counts as leaving. At the end of the translation
+// unit its callers decide: silent when one of them runs a backward pass or
+// an optimizer step in its own body (a target or a loss built from the
+// detached result), when the linked summaries say a caller elsewhere feeds
+// its result into a backward pass, and, as for every finding, when every
+// chain of callers holds a guard.
+//
 
 #include "EvalWithoutNoGradCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/ExecutionOrder.h"
 #include "utils/GradGuards.h"
+#include "utils/History.h"
 #include "utils/Matchers.h"
 #include "utils/NameParts.h"
 #include "utils/Summaries.h"
@@ -176,25 +195,76 @@ bool isLibraryDecl(const Decl *D) {
                  isNamed(Top, names::AtNamespace) || isNamed(Top, names::C10Namespace));
 }
 
+/// The user's forward methods that a module holder's call \p Op runs (the
+/// forward of the class the holder holds, when that class is the user's).
+llvm::SmallVector<const CXXMethodDecl *, 2> heldForwards(const CXXOperatorCallExpr *Op) {
+  llvm::SmallVector<const CXXMethodDecl *, 2> Result;
+  const CXXRecordDecl *Holder = classOf(Op->getArg(0)->getType());
+  llvm::SmallVector<const CXXRecordDecl *, 4> Work;
+  llvm::SmallPtrSet<const CXXRecordDecl *, 4> Seen;
+  if (Holder)
+    Work.push_back(Holder);
+  while (!Work.empty()) { // the holder's bases up to ModuleHolder<Impl>
+    const CXXRecordDecl *RD = Work.pop_back_val();
+    if (!RD || !Seen.insert(RD).second || !RD->hasDefinition())
+      continue;
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+        Spec && isNamed(Spec, names::ModuleHolder) && Spec->getTemplateArgs().size() >= 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type) {
+      if (const CXXRecordDecl *Impl = classOf(Spec->getTemplateArgs()[0].getAsType()))
+        for (const CXXMethodDecl *MD : Impl->methods())
+          if (MD->getIdentifier() && MD->getName() == "forward" && !isLibraryDecl(MD))
+            Result.push_back(MD);
+      continue;
+    }
+    for (const CXXBaseSpecifier &Base : RD->bases())
+      Work.push_back(classOf(Base.getType()));
+  }
+  return Result;
+}
+
 /// Finds a way for a tensor computed in a body to outlive it (the
 /// conservative side of resultsStayIn: anything it cannot follow counts).
+///
+/// With a history analysis (the inference rule, keepsNoHistory), only a value
+/// that carries autograd history counts: a write, an insertion or an argument
+/// escapes when that value carries history in the body; a call of a user
+/// function with such an argument escapes unless \p Callee says that function
+/// keeps none of it (returning it is allowed: the caller's history analysis
+/// follows the result). Returns are not this walk's: the caller asks
+/// HistoryAnalysis::returnsHistory where it matters.
 class EscapeFinder : public RecursiveASTVisitor<EscapeFinder> {
 public:
+  using CalleePolicy = llvm::function_ref<bool(const FunctionDecl *)>;
+  EscapeFinder() = default;
+  /// \p State: the data members and globals of tensor type the body reads
+  /// (a module's parameters among them): a value computed from one counts as
+  /// carrying history too.
+  EscapeFinder(const HistoryAnalysis &History, CalleePolicy Callee,
+               llvm::ArrayRef<const ValueDecl *> State)
+      : History(&History), Callee(Callee), State(State) {}
+
   bool Escapes = false;
   bool shouldVisitLambdaBodies() const { return false; }
   bool VisitLambdaExpr(LambdaExpr *) { return escape(); } // it may outlive the call
   bool VisitCXXNewExpr(CXXNewExpr *New) { return tensorish(New->getAllocatedType()) ? escape() : true; }
   bool VisitVarDecl(VarDecl *VD) {
-    return !VD->hasLocalStorage() && tensorish(VD->getType()) ? escape() : true;
+    if (VD->hasLocalStorage() || !tensorish(VD->getType()))
+      return true;
+    return !History || !VD->getInit() || carries(VD->getInit()) ? escape() : true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    return B->isAssignmentOp() && writesOut(B->getLHS()) ? escape() : true;
+    return B->isAssignmentOp() && writesOut(B->getLHS()) && carries(B->getRHS()) ? escape() : true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      return writesOut(Op->getArg(0)) ? escape() : true;
+      return writesOut(Op->getArg(0)) && carries(Op->getArg(1)) ? escape() : true;
+    if (History && isForwardCall(Op)) // a holder's call runs its module's forward
+      for (const CXXMethodDecl *Fwd : heldForwards(Op))
+        if (!Callee(Fwd))
+          return escape();
     const FunctionDecl *FD = Op->getDirectCallee();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) ? escape() : true;
+    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) && !keepsNothing(Op) ? escape() : true;
   }
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
@@ -206,9 +276,14 @@ public:
     QualType ObjType = Obj->getType();
     if (ObjType->isPointerType())
       ObjType = ObjType->getPointeeType();
-    if (Mutates && tensorish(ObjType) && !isOwnStorage(storageVariable(Obj)))
+    if (Mutates && tensorish(ObjType) && !isOwnStorage(storageVariable(Obj)) &&
+        (!History || passesTensor(MC, 0)))
       return escape();
-    return !isLibraryDecl(MD) && !isForwardCall(MC) && passesTensor(MC, 0) ? escape() : true;
+    if (isLibraryDecl(MD))
+      return true;
+    if (isForwardCall(MC))
+      return !History || keepsNothing(MC) ? true : escape(); // a forward of the user's may keep state
+    return passesTensor(MC, 0) && !keepsNothing(MC) ? escape() : true;
   }
   bool VisitCallExpr(CallExpr *Call) {
     if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
@@ -217,14 +292,14 @@ public:
     if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
         llvm::is_contained({"swap", "exchange", "iter_swap"}, FD->getName()))
       return escape();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) ? escape() : true;
+    return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) && !keepsNothing(Call) ? escape() : true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
     if (!Ctor || isLibraryDecl(Ctor->getParent()))
       return true;
     for (const Expr *Arg : Construct->arguments())
-      if (tensorish(Arg->getType()))
+      if (tensorish(Arg->getType()) && carries(Arg))
         return escape();
     return true;
   }
@@ -233,7 +308,7 @@ public:
     if (!RD || isLibraryDecl(RD))
       return true;
     for (const Expr *E : Init->inits())
-      if (E && tensorish(E->getType()))
+      if (E && tensorish(E->getType()) && carries(E))
         return escape();
     return true;
   }
@@ -243,17 +318,41 @@ private:
     Escapes = true;
     return false; // stops the walk
   }
+  /// Without a history analysis every tensor counts.
+  bool carries(const Expr *E) const {
+    return !History || History->carriesHistory(E) ||
+           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(E, V); });
+  }
   /// \p E is written: a tensor outlives the body unless \p E is the
   /// function's own storage (or holds no tensor).
   static bool writesOut(const Expr *E) {
     return tensorish(E->getType()) && !isOwnStorage(storageVariable(E));
   }
-  static bool passesTensor(const CallExpr *Call, unsigned From) {
+  bool passesTensor(const CallExpr *Call, unsigned From) const {
     for (unsigned I = From; I < Call->getNumArgs(); ++I)
-      if (tensorish(Call->getArg(I)->getType()))
+      if (tensorish(Call->getArg(I)->getType()) && carries(Call->getArg(I)))
         return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call); MC && History)
+      if (const Expr *Obj = MC->getImplicitObjectArgument())
+        return tensorish(Obj->getType()) && carries(Obj);
     return false;
   }
+  /// The user function \p Call calls keeps nothing it is given (the history
+  /// rule only; a call that cannot be followed keeps).
+  bool keepsNothing(const CallExpr *Call) const {
+    if (!History)
+      return false;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && !isVirtualDispatch(Call) && Callee(FD);
+  }
+
+  const HistoryAnalysis *History = nullptr;
+  CalleePolicy Callee;
+  llvm::ArrayRef<const ValueDecl *> State;
+
+public:
+  /// The history rule's question for a value that leaves by `return`.
+  bool carriesHistory(const Expr *E) const { return carries(E); }
 };
 
 /// True when no tensor \p FD computes can reach autograd after it returns:
@@ -266,6 +365,62 @@ bool resultsStayIn(const FunctionDecl *FD) {
   EscapeFinder Finder;
   Finder.TraverseStmt(Def->getBody());
   return !Finder.Escapes;
+}
+
+/// The return values of a body (not of its lambdas) and the data members and
+/// globals of tensor type it names: what the inference rule asks about.
+class StateAndReturns : public RecursiveASTVisitor<StateAndReturns> {
+public:
+  llvm::SmallVector<const Expr *, 4> Returns;
+  llvm::SmallVector<const ValueDecl *, 8> State;
+  bool shouldVisitLambdaBodies() const { return false; }
+  bool VisitReturnStmt(ReturnStmt *R) {
+    if (const Expr *V = R->getRetValue())
+      Returns.push_back(V);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+      add(Field);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && !VD->hasLocalStorage())
+      add(VD);
+    return true;
+  }
+
+private:
+  void add(const ValueDecl *V) {
+    if (tensorish(V->getType()) && !llvm::is_contained(State, V))
+      State.push_back(V);
+  }
+};
+
+/// True when \p E's value may come from a call of a user function the
+/// translation unit does not define (through the local variables it reads):
+/// such a function may run a forward pass of its own whose history the
+/// caller returns.
+bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTContext &Ctx) {
+  llvm::SmallVector<const Stmt *, 8> Work{E};
+  llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *FD = Call->getDirectCallee();
+          FD && isUserFunction(FD, Ctx) && !FD->isDefined() && !isForwardCall(Call))
+        return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->hasLocalStorage() && Seen.insert(VD).second)
+        for (const Expr *Def : History.definitions(VD))
+          Work.push_back(Def);
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  return false;
 }
 
 /// The names of the variables a body declares (its lambdas' included).
@@ -441,8 +596,67 @@ std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD, Gua
          ";";
 }
 
+/// One function while checkFunction judges it.
+struct EvalWithoutNoGradCheck::Scan {
+  const FunctionDecl *FD;
+  const CompoundStmt *Body;
+  const FunctionFacts &Shared;
+  BodyFacts Facts;
+  /// Forward passes a finding of the function already covers.
+  llvm::SmallPtrSet<const CallExpr *, 8> Reported;
+  bool Found = false; ///< a finding was recorded for the function
+};
+
+namespace {
+
+SourceLocation warnLoc(const CallExpr *Call) {
+  return isa<CXXOperatorCallExpr>(Call) ? compat::beginLoc(Call) : Call->getExprLoc();
+}
+
+/// The finding's forward pass is the call of a helper that runs one.
+void setHelper(EvalWithoutNoGradCheck::Finding &F, const BodyFacts::Forward &Fwd) {
+  F.Helper = Fwd.Helper;
+  F.HelperElsewhere = Fwd.Elsewhere;
+  if (Fwd.Inner)
+    F.HelperForward = warnLoc(Fwd.Inner);
+}
+
+/// The fix-it of \p F puts the guard before the first statement of \p Body.
+void startOfBodyFix(EvalWithoutNoGradCheck::Finding &F, const CompoundStmt *Body,
+                    const SourceManager &SM) {
+  SourceLocation Loc = compat::beginLoc(Body->body_front());
+  if (!Loc.isValid() || Loc.isMacroID())
+    return;
+  F.FixLoc = Loc;
+  F.InsertAfter = false;
+  SourceLocation Brace = Body->getLBracLoc();
+  if (Brace.isMacroID() || SM.getSpellingLineNumber(Brace) == SM.getSpellingLineNumber(Loc))
+    F.FixIndent = " ";
+  else
+    F.FixIndent = "\n" + indentationAt(Loc, SM);
+}
+
+/// A function the inference rule may judge by what it does: not a
+/// constructor or destructor (they fill members), not a lambda's body, not a
+/// template pattern, not a function a macro declares (a test framework's), not a module's forward (its callers, through the
+/// holder's operator(), are not in the call graph).
+bool inferenceCandidate(const FunctionDecl *FD) {
+  if (isa<CXXConstructorDecl, CXXDestructorDecl>(FD) || FD->isDependentContext() ||
+      !FD->getLocation().isFileID()) // a name from a macro: GoogleTest's TestBody
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    if (MD->getParent()->isLambda())
+      return false;
+    if (MD->getIdentifier() && MD->getName() == "forward" && isModuleClass(MD->getParent()))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *FunctionBody,
-                                               ASTContext &Ctx) {
+                                           ASTContext &Ctx) {
   const auto *Body = dyn_cast<CompoundStmt>(FunctionBody);
   if (!Body)
     return;
@@ -457,20 +671,36 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
   if (!Shared.has(Fact::Forward) && Shared.userFunctionCalls().empty())
     return;
 
-  BodyFacts Facts = bodyFacts(Shared);
+  Scan S{FD, Body, Shared, bodyFacts(Shared), {}, false};
   // Every finding needs one of: an eval() call (a), a name that says
-  // evaluation (b), a TorchScript load (c), a lambda (a thread body).
-  if (Facts.Evals.empty() && !Facts.HasLambda && !nameSaysEval(FD) &&
-      !Shared.has(Fact::Load))
+  // evaluation (b), a TorchScript load (c), a lambda (a thread body), or a
+  // body that trains nothing itself (d, inference by what it does).
+  if (S.Facts.Evals.empty() && !S.Facts.HasLambda && !nameSaysEval(FD) &&
+      !Shared.has(Fact::Load) && !mayBeInference(S))
     return;
-
-  const FunctionDecl *Canonical = FD->getCanonicalDecl();
-  if (Facts.Forwards.empty() && Facts.UserCalls.empty())
+  if (!addHelperForwards(S, Ctx))
     return;
+  reportThreadBodies(S, Ctx);
+  if (S.Facts.Forwards.empty())
+    return;
+  // (b) A function whose name says it evaluates (and that neither trains nor
+  // runs a backward pass).
+  if (S.Facts.Backwards.empty() && S.Facts.Trains.empty() && nameSaysEval(FD)) {
+    findByName(S);
+    return;
+  }
+  findJitLoaded(S, Ctx);
+  findAfterEval(S, Ctx);
+  if (!S.Found)
+    findInference(S, Ctx);
+}
 
+bool EvalWithoutNoGradCheck::addHelperForwards(Scan &S, ASTContext &Ctx) {
   // Helpers that run a forward pass count as one where they are called; a
   // helper that trains (backward, train()) makes this function training code.
   // A helper whose own name says it evaluates gets its own finding.
+  BodyFacts &Facts = S.Facts;
+  const FunctionDecl *Canonical = S.FD->getCanonicalDecl();
   bool AddedHelper = false;
   for (const auto &[Callee, Call] : Facts.UserCalls) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);
@@ -492,156 +722,137 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     }
     if (Def->getCanonicalDecl() == Canonical)
       continue;
-    HelperSummary S = helperSummary(Def, Ctx, CallDepth);
-    if (S.Trains)
+    HelperSummary H = helperSummary(Def, Ctx, CallDepth);
+    if (H.Trains)
       Facts.Backwards.push_back(Call);
-    else if (S.Forward && !S.NameSaysEval) {
-      Facts.Forwards.push_back({Call, nullptr, Def, S.Forward});
+    else if (H.Forward && !H.NameSaysEval) {
+      Facts.Forwards.push_back({Call, nullptr, Def, H.Forward});
       AddedHelper = true;
     }
   }
-  if (Facts.Forwards.empty())
-    return;
   if (AddedHelper)
     llvm::stable_sort(Facts.Forwards, [&](const BodyFacts::Forward &A, const BodyFacts::Forward &B) {
       return startsBefore(A.Call, B.Call, *SM);
     });
+  return !Facts.Forwards.empty();
+}
 
-  const ParentMap &PM = Shared.parents();
-
+void EvalWithoutNoGradCheck::reportThreadBodies(Scan &S, ASTContext &Ctx) {
   // Grad mode is thread-local: a forward pass in the body of a thread this
   // function starts is judged by the guards of that body alone.
-  llvm::SmallPtrSet<const LambdaExpr *, 2> ThreadsReported;
   // (Without a lambda in the body there is no thread body: no walk from each
   // forward pass up to the root, quadratic on a long expression.)
-  llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
-    const LambdaExpr *L = Facts.HasLambda ? threadBodyLambda(Fwd.Call, PM) : nullptr;
+  if (!S.Facts.HasLambda)
+    return;
+  const ParentMap &PM = S.Shared.parents();
+  const BodyFacts &Facts = S.Facts;
+  llvm::SmallPtrSet<const LambdaExpr *, 2> ThreadsReported;
+  llvm::erase_if(S.Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
+    const LambdaExpr *L = threadBodyLambda(Fwd.Call, PM);
     if (!L)
       return false;
     const auto *LBody = dyn_cast<CompoundStmt>(L->getBody());
     const VarDecl *SpawnGuard = enclosingGradGuard(L, PM, Ctx);
-    bool SpawnEval = SpawnGuard || (nameSaysEval(FD) && Facts.Backwards.empty() && Facts.Trains.empty());
-    bool BodyTrains = llvm::any_of(Facts.Backwards, [&](const CallExpr *B) { return isDescendant(B, L, PM); }) ||
-                      llvm::any_of(Facts.Trains, [&](const CallExpr *T) { return isDescendant(T, L, PM); });
+    bool SpawnEval =
+        SpawnGuard || (nameSaysEval(S.FD) && Facts.Backwards.empty() && Facts.Trains.empty());
+    auto InBody = [&](const CallExpr *C) { return isDescendant(C, L, PM); };
+    bool BodyTrains = llvm::any_of(Facts.Backwards, InBody) || llvm::any_of(Facts.Trains, InBody);
     if (!LBody || !SpawnEval || BodyTrains || isGradDisabledInThreadBody(Fwd.Call, L, Ctx) ||
         !ThreadsReported.insert(L).second)
       return true;
-    {
-      auto D = diag(isa<CXXOperatorCallExpr>(Fwd.Call) ? compat::beginLoc(Fwd.Call) : Fwd.Call->getExprLoc(),
-                    "forward pass on a thread started by evaluation code runs with autograd enabled: "
-                    "grad mode is thread-local, so the spawning thread's guard does not cover it; "
-                    "hold a '%0' in the thread body")
-               << (Guard == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
-                                                   : names::InferenceModeSpelling)
-               << Fwd.Call->getSourceRange();
-      if (!LBody->body_empty()) {
-        SourceLocation Loc = compat::beginLoc(LBody->body_front());
-        SourceLocation Brace = LBody->getLBracLoc();
-        if (Loc.isValid() && Loc.isFileID() && Brace.isFileID()) {
-          std::string Text = guardDeclaration(Canonical, Guard);
-          Text += SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc)
-                      ? std::string(" ")
-                      : "\n" + indentationAt(Loc, *SM);
-          D << FixItHint::CreateInsertion(Loc, Text);
-        }
-      }
-    }
-    if (SpawnGuard)
-      diag(SpawnGuard->getLocation(), "this guard covers only the thread that declares it",
-           DiagnosticIDs::Note);
-    else
-      diag(FD->getLocation(), "'%0' is evaluation code by its name (option EvalFunctionPattern)",
-           DiagnosticIDs::Note)
-          << FD->getNameAsString();
-    diag(compat::beginLoc(L), "the thread body starts here", DiagnosticIDs::Note);
+    diagThreadBody(S, Fwd.Call, L, SpawnGuard);
     return true;
   });
-  if (Facts.Forwards.empty())
-    return;
+}
 
-  auto Before = [&](const Stmt *A, const Stmt *B) {
-    return startsBefore(A, B, *SM);
-  };
-  auto Unguarded = [&](const CallExpr *Call) { return !Shared.isGuarded(Call); };
-  llvm::SmallPtrSet<const CallExpr *, 8> Reported;
-
-  auto StartOfBodyFix = [&](Finding &F) {
-    const Stmt *First = Body->body_front();
-    SourceLocation Loc = compat::beginLoc(First);
-    if (!Loc.isValid() || Loc.isMacroID())
-      return;
-    F.FixLoc = Loc;
-    F.InsertAfter = false;
-    SourceLocation Brace = Body->getLBracLoc();
-    if (Brace.isMacroID() || SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc))
-      F.FixIndent = " ";
-    else
-      F.FixIndent = "\n" + indentationAt(Loc, *SM);
-  };
-
-  auto SetHelper = [](Finding &F, const BodyFacts::Forward &Fwd) {
-    F.Helper = Fwd.Helper;
-    F.HelperElsewhere = Fwd.Elsewhere;
-    if (Fwd.Inner)
-      F.HelperForward = isa<CXXOperatorCallExpr>(Fwd.Inner) ? compat::beginLoc(Fwd.Inner)
-                                                            : Fwd.Inner->getExprLoc();
-  };
-
-  auto WarnLoc = [](const CallExpr *Call) {
-    return isa<CXXOperatorCallExpr>(Call) ? compat::beginLoc(Call) : Call->getExprLoc();
-  };
-
-  // (b) A function whose name says it evaluates (and that neither trains nor
-  // runs a backward pass).
-  if (Facts.Backwards.empty() && Facts.Trains.empty() && nameSaysEval(FD)) {
-    for (const auto &Fwd : Facts.Forwards)
-      if (Unguarded(Fwd.Call)) {
-        Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::ByName,
-                  FD->getLocation(), FD->getNameAsString(), {}, {}, false, {}};
-        SetHelper(F, Fwd);
-        StartOfBodyFix(F);
-        Findings.push_back(std::move(F));
-        break;
+void EvalWithoutNoGradCheck::diagThreadBody(const Scan &S, const CallExpr *Forward,
+                                            const LambdaExpr *L, const VarDecl *SpawnGuard) {
+  const auto *LBody = cast<CompoundStmt>(L->getBody());
+  {
+    auto D = diag(warnLoc(Forward),
+                  "forward pass on a thread started by evaluation code runs with autograd enabled: "
+                  "grad mode is thread-local, so the spawning thread's guard does not cover it; "
+                  "hold a '%0' in the thread body")
+             << (Guard == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
+                                                 : names::InferenceModeSpelling)
+             << Forward->getSourceRange();
+    if (!LBody->body_empty()) {
+      SourceLocation Loc = compat::beginLoc(LBody->body_front());
+      SourceLocation Brace = LBody->getLBracLoc();
+      if (Loc.isValid() && Loc.isFileID() && Brace.isFileID()) {
+        std::string Text = guardDeclaration(S.FD->getCanonicalDecl(), Guard);
+        Text += SM->getSpellingLineNumber(Brace) == SM->getSpellingLineNumber(Loc)
+                    ? std::string(" ")
+                    : "\n" + indentationAt(Loc, *SM);
+        D << FixItHint::CreateInsertion(Loc, Text);
       }
-    return;
-  }
-
-  // (c) A TorchScript module loaded here and never trained here.
-  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
-  if (Facts.Backwards.empty() && Shared.has(Fact::Load))
-    JitLoadCollector(JitLoaded).TraverseStmt(const_cast<CompoundStmt *>(Body));
-  if (!JitLoaded.empty()) {
-    for (const auto &Fwd : Facts.Forwards) {
-      if (!Fwd.Object || !Unguarded(Fwd.Call))
-        continue;
-      auto It = JitLoaded.find(Fwd.Object);
-      if (It == JitLoaded.end() || Facts.TrainedVars.contains(Fwd.Object))
-        continue;
-      Finding F{FD, WarnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::JitLoaded,
-                It->second->getExprLoc(), FD->getNameAsString(), {}, {}, false, {}};
-      StartOfBodyFix(F);
-      Findings.push_back(std::move(F));
-      for (const auto &Other : Facts.Forwards)
-        Reported.insert(Other.Call);
-      break;
     }
   }
+  if (SpawnGuard)
+    diag(SpawnGuard->getLocation(), "this guard covers only the thread that declares it",
+         DiagnosticIDs::Note);
+  else
+    diag(S.FD->getLocation(), "'%0' is evaluation code by its name (option EvalFunctionPattern)",
+         DiagnosticIDs::Note)
+        << S.FD->getNameAsString();
+  diag(compat::beginLoc(L), "the thread body starts here", DiagnosticIDs::Note);
+}
 
+void EvalWithoutNoGradCheck::findByName(Scan &S) {
+  for (const auto &Fwd : S.Facts.Forwards) {
+    if (S.Shared.isGuarded(Fwd.Call))
+      continue;
+    Finding F{S.FD, warnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::ByName,
+              S.FD->getLocation(), S.FD->getNameAsString(), {}, {}, false, {}};
+    setHelper(F, Fwd);
+    startOfBodyFix(F, S.Body, *SM);
+    Findings.push_back(std::move(F));
+    S.Found = true;
+    return;
+  }
+}
+
+void EvalWithoutNoGradCheck::findJitLoaded(Scan &S, ASTContext &Ctx) {
+  // (c) A TorchScript module loaded here and never trained here.
+  if (!S.Facts.Backwards.empty() || !S.Shared.has(Fact::Load))
+    return;
+  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
+  JitLoadCollector(JitLoaded).TraverseStmt(const_cast<CompoundStmt *>(S.Body));
+  for (const auto &Fwd : S.Facts.Forwards) {
+    if (!Fwd.Object || S.Shared.isGuarded(Fwd.Call))
+      continue;
+    auto It = JitLoaded.find(Fwd.Object);
+    if (It == JitLoaded.end() || S.Facts.TrainedVars.contains(Fwd.Object))
+      continue;
+    Finding F{S.FD, warnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::JitLoaded,
+              It->second->getExprLoc(), S.FD->getNameAsString(), {}, {}, false, {}};
+    startOfBodyFix(F, S.Body, *SM);
+    Findings.push_back(std::move(F));
+    S.Found = true;
+    for (const auto &Other : S.Facts.Forwards)
+      S.Reported.insert(Other.Call);
+    return;
+  }
+}
+
+void EvalWithoutNoGradCheck::findAfterEval(Scan &S, ASTContext &Ctx) {
   // (a) Code after eval() up to the next train(): from the CFG, what some
   // path from eval() reaches without passing a train() (a train() in one
   // branch ends the region on that branch only); in a lambda, source order.
+  const BodyFacts &Facts = S.Facts;
+  auto Before = [&](const Stmt *A, const Stmt *B) { return startsBefore(A, B, *SM); };
   llvm::SmallVector<const Stmt *, 4> TrainStmts(Facts.Trains.begin(), Facts.Trains.end());
   for (size_t I = 0; I < Facts.Evals.size(); ++I) {
-    const ExecutionOrder &Order = Shared.order(); // built for a body with an eval() only
+    const ExecutionOrder &Order = S.Shared.order(); // built for a body with an eval() only
     const CallExpr *Eval = Facts.Evals[I];
     const CallExpr *End = nullptr;
     for (const CallExpr *Train : Facts.Trains)
       if (Before(Eval, Train) && (!End || Before(Train, End)))
         End = Train;
-    auto InRegion = [&](const Stmt *S) {
-      if (Order.isPlaced(Eval) && Order.isPlaced(S))
-        return Order.reachesAvoiding(Eval, S, TrainStmts);
-      return Before(Eval, S) && (!End || Before(S, End));
+    auto InRegion = [&](const Stmt *St) {
+      if (Order.isPlaced(Eval) && Order.isPlaced(St))
+        return Order.reachesAvoiding(Eval, St, TrainStmts);
+      return Before(Eval, St) && (!End || Before(St, End));
     };
     // eval() calls inside this region belong to it.
     while (I + 1 < Facts.Evals.size() && InRegion(Facts.Evals[I + 1]))
@@ -651,80 +862,169 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
     llvm::SmallVector<const CallExpr *, 4> Flagged;
     const BodyFacts::Forward *First = nullptr;
     for (const auto &Fwd : Facts.Forwards)
-      if (InRegion(Fwd.Call) && !Reported.contains(Fwd.Call) && Unguarded(Fwd.Call)) {
+      if (InRegion(Fwd.Call) && !S.Reported.contains(Fwd.Call) && !S.Shared.isGuarded(Fwd.Call)) {
         Flagged.push_back(Fwd.Call);
         if (!First)
           First = &Fwd;
       }
     if (Flagged.empty())
       continue;
-    for (const CallExpr *C : Flagged)
-      Reported.insert(C);
-
-    Finding F{FD, WarnLoc(Flagged.front()), Flagged.front()->getSourceRange(),
-              Finding::AfterEval, Eval->getExprLoc(), FD->getNameAsString(), {}, {}, true, {}};
-    SetHelper(F, *First);
-    // The guard goes right after the eval() statement, in its block, when that
-    // block holds every flagged forward and nothing after it trains.
-    const Stmt *EvalStmt = Eval;
-    const Stmt *Parent = PM.getParent(EvalStmt);
-    while (Parent && isa<ExprWithCleanups, ImplicitCastExpr, ParenExpr>(Parent)) {
-      EvalStmt = Parent;
-      Parent = PM.getParent(Parent);
-    }
-    const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
-    bool Covers = Block && llvm::all_of(Flagged, [&](const CallExpr *C) {
-                    for (const Stmt *P = C; P; P = PM.getParent(P))
-                      if (P == Block)
-                        return true;
-                    return false;
-                  });
-    if (Covers) {
-      for (const CallExpr *Train : Facts.Trains)
-        if (Before(Eval, Train) &&
-            expandedBefore(compat::beginLoc(Train), Block->getRBracLoc(), *SM) &&
-            isDescendant(Train, Block, PM)) {
-          F.BlockingTrain = Train->getExprLoc();
-          break;
-        }
-      SourceLocation End = EvalStmt->getEndLoc();
-      if (!F.BlockingTrain.isValid() && End.isFileID() && compat::beginLoc(EvalStmt).isFileID()) {
-        SourceLocation AfterSemi =
-            Lexer::findLocationAfterToken(End, tok::semi, *SM, Ctx.getLangOpts(), false);
-        if (AfterSemi.isValid()) {
-          F.FixLoc = AfterSemi;
-          F.FixIndent = "\n" + indentationAt(compat::beginLoc(EvalStmt), *SM);
-        }
-      }
-    }
+    S.Reported.insert(Flagged.begin(), Flagged.end());
+    Finding F{S.FD, warnLoc(Flagged.front()), Flagged.front()->getSourceRange(),
+              Finding::AfterEval, Eval->getExprLoc(), S.FD->getNameAsString(), {}, {}, true, {}};
+    setHelper(F, *First);
+    afterEvalFix(F, S, Eval, Flagged, Ctx);
     Findings.push_back(std::move(F));
+    S.Found = true;
   }
 }
 
-void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
+void EvalWithoutNoGradCheck::afterEvalFix(Finding &F, const Scan &S, const CallExpr *Eval,
+                                          llvm::ArrayRef<const CallExpr *> Flagged,
+                                          ASTContext &Ctx) {
+  // The guard goes right after the eval() statement, in its block, when that
+  // block holds every flagged forward and nothing after it trains.
+  const ParentMap &PM = S.Shared.parents();
+  const Stmt *EvalStmt = Eval;
+  const Stmt *Parent = PM.getParent(EvalStmt);
+  while (Parent && isa<ExprWithCleanups, ImplicitCastExpr, ParenExpr>(Parent)) {
+    EvalStmt = Parent;
+    Parent = PM.getParent(Parent);
+  }
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
+  if (!Block || !llvm::all_of(Flagged, [&](const CallExpr *C) { return isDescendant(C, Block, PM); }))
+    return;
+  for (const CallExpr *Train : S.Facts.Trains)
+    if (startsBefore(Eval, Train, *SM) &&
+        expandedBefore(compat::beginLoc(Train), Block->getRBracLoc(), *SM) &&
+        isDescendant(Train, Block, PM)) {
+      F.BlockingTrain = Train->getExprLoc();
+      return;
+    }
+  SourceLocation End = EvalStmt->getEndLoc();
+  if (!End.isFileID() || !compat::beginLoc(EvalStmt).isFileID())
+    return;
+  SourceLocation AfterSemi =
+      Lexer::findLocationAfterToken(End, tok::semi, *SM, Ctx.getLangOpts(), false);
+  if (AfterSemi.isValid()) {
+    F.FixLoc = AfterSemi;
+    F.FixIndent = "\n" + indentationAt(compat::beginLoc(EvalStmt), *SM);
+  }
+}
+
+bool EvalWithoutNoGradCheck::mayBeInference(const Scan &S) const {
+  return S.Facts.Backwards.empty() && S.Facts.Trains.empty() && !S.Facts.HasLambda &&
+         !S.Shared.has(Fact::Step) && !S.Shared.has(Fact::ZeroGrad) && inferenceCandidate(S.FD);
+}
+
+void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
+  // (d) Inference by what the function does: it runs a forward pass with
+  // autograd on, trains nothing (its body, its callees: the summaries), and
+  // no value with history leaves it. Its callers are asked at the end of the
+  // translation unit (reportAtEndOfUnit).
+  if (!mayBeInference(S))
+    return;
+  const BodyFacts::Forward *First = nullptr;
+  for (const auto &Fwd : S.Facts.Forwards)
+    if (!S.Reported.contains(Fwd.Call) && !S.Shared.isGuarded(Fwd.Call)) {
+      First = &Fwd;
+      break;
+    }
+  if (!First)
+    return;
+  // A helper of another file whose result may carry history: what the
+  // function does with that result is not followed as a forward's is.
+  for (const auto &Fwd : S.Facts.Forwards)
+    if (Fwd.Elsewhere)
+      if (const FunctionSummary *Ext = core().externalSummary(Fwd.Helper);
+          !Ext || Ext->ReturnsHistory || Ext->ReturnsHistoryFromArgs)
+        return;
+  if (const FunctionSummary *Sum = core().summaries(Ctx).lookup(S.FD);
+      Sum && (Sum->trains(CallDepth) || FunctionSummary::reaches(Sum->ZeroGrad, CallDepth)))
+    return;
+  if (!historyStaysIn(S.FD, Ctx, CallDepth, /*ResultMayCarry=*/false))
+    return;
+  Finding F{S.FD, warnLoc(First->Call), First->Call->getSourceRange(), Finding::Inference,
+            S.FD->getLocation(), S.FD->getNameAsString(), {}, {}, false, {}};
+  setHelper(F, *First);
+  startOfBodyFix(F, S.Body, *SM);
+  Findings.push_back(std::move(F));
+  S.Found = true;
+}
+
+bool EvalWithoutNoGradCheck::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx,
+                                            unsigned Budget, bool ResultMayCarry) {
+  // The parameters are taken to carry history: a guard over the whole body
+  // would cut a history that the caller's values bring in, too.
+  const Stmt *Body = FD->getBody();
+  const HistoryAnalysis &History = core().historyOf(FD, Ctx, /*ParamsCarry=*/true);
+  StateAndReturns Seen;
+  Seen.TraverseStmt(const_cast<Stmt *>(Body));
+  auto KeepsNothing = [&](const FunctionDecl *Callee) { return keepsNoHistory(Callee, Ctx, Budget); };
+  EscapeFinder Finder(History, KeepsNothing, Seen.State);
+  Finder.TraverseStmt(const_cast<Stmt *>(Body));
+  if (Finder.Escapes)
+    return false;
+  return ResultMayCarry || llvm::none_of(Seen.Returns, [&](const Expr *R) {
+           return tensorish(R->getType()) &&
+                  (Finder.carriesHistory(R) || reachesUnseenCall(R, History, Ctx));
+         });
+}
+
+bool EvalWithoutNoGradCheck::keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx,
+                                            unsigned Budget) {
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->getBody() || Budget == 0 || Def->isDependentContext() ||
+      !isUserFunction(Def, Ctx))
+    return false;
+  auto Key = std::make_pair(Def->getCanonicalDecl(), Budget);
+  if (auto It = NoHistoryKept.find(Key); It != NoHistoryKept.end())
+    return It->second; // a recursive call in progress reads "keeps"
+  NoHistoryKept[Key] = false;
+  bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true);
+  NoHistoryKept[Key] = Result;
+  return Result;
+}
+
+bool EvalWithoutNoGradCheck::silenced(const Finding &F) {
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on (callers in other files: by the linked summaries);
   // one whose tensor a caller trains through (here, or in another file by
   // the linked summaries) is not evaluation code.
   // The call graph is the core's, built on the first finding that asks.
-  auto Graph = [&]() -> const CallGraph & { return core().calls(*Unit); };
-  auto Silenced = [&](const FunctionDecl *Function) {
-    if (Graph().guardedOnEveryPath(Function, CallDepth))
-      return true;
-    // No caller here: every caller in other files holds a guard (linked).
-    if (Graph().callers(Function).empty() && core().calledOnlyUnderGuardsElsewhere(Function))
-      return true;
-    if (!mayHoldTensor(Function->getReturnType()))
-      return false;
+  const CallGraph &Graph = core().calls(*Unit);
+  const FunctionDecl *Function = F.Function;
+  if (Graph.guardedOnEveryPath(Function, CallDepth))
+    return true;
+  // No caller here: every caller in other files holds a guard (linked).
+  if (Graph.callers(Function).empty() && core().calledOnlyUnderGuardsElsewhere(Function))
+    return true;
+  if (F.Reason == Finding::Inference) {
+    // Only detached values leave the function, but a caller that trains in
+    // its own body may build its loss or target from them: left to it.
     if (core().resultReachesBackwardElsewhere(Function))
       return true;
-    return llvm::any_of(Graph().callers(Function), [&](const CallGraph::Site *S) {
-      return Graph().runsBackward(S->Caller);
+    const SummaryTable &Table = core().summaries(*Unit);
+    return llvm::any_of(Graph.callers(Function), [&](const CallGraph::Site *S) {
+      const FunctionSummary *Caller = Table.lookup(S->Caller);
+      return Graph.runsBackward(S->Caller) ||
+             (Caller && (FunctionSummary::reaches(Caller->Backward, 0) ||
+                         FunctionSummary::reaches(Caller->Step, 0)));
     });
-  };
+  }
+  if (!mayHoldTensor(Function->getReturnType()))
+    return false;
+  if (core().resultReachesBackwardElsewhere(Function))
+    return true;
+  return llvm::any_of(Graph.callers(Function), [&](const CallGraph::Site *S) {
+    return Graph.runsBackward(S->Caller);
+  });
+}
+
+void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
   llvm::SmallPtrSet<const FunctionDecl *, 8> Emitting;
   for (const Finding &F : Findings)
-    if (!Silenced(F.Function))
+    if (!silenced(F))
       Emitting.insert(F.Function->getCanonicalDecl());
   for (const Finding &F : Findings) {
     if (!Emitting.contains(F.Function->getCanonicalDecl()))
@@ -732,62 +1032,86 @@ void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
     // The helper reports its own forward pass; the guard it gets covers this call.
     if (F.Helper && Emitting.contains(F.Helper->getCanonicalDecl()))
       continue;
-    const GuardKind Kind = guardFor(F);
-    std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl(), Kind);
-    {
-      auto D = diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
-                               "activations and graph are kept for a backward pass that never "
-                               "comes; hold a '%0' while evaluating%select{|: no tensor it "
-                               "computes leaves the function, so inference mode, which also "
-                               "skips view and version tracking, is safe here}1")
-               << (Kind == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
-                                                  : names::InferenceModeSpelling)
-               << (Kind != Guard) << F.CallRange;
-      if (F.FixLoc.isValid())
-        D << FixItHint::CreateInsertion(F.FixLoc, F.InsertAfter ? F.FixIndent + GuardText
-                                                                 : GuardText + F.FixIndent);
-    }
-    switch (F.Reason) {
-    case Finding::AfterEval:
-      diag(F.EvidenceLoc, "module switched to evaluation mode here", DiagnosticIDs::Note);
-      break;
-    case Finding::ByName:
-      diag(F.EvidenceLoc, "'%0' is evaluation code by its name (option EvalFunctionPattern)",
-           DiagnosticIDs::Note)
-          << F.FunctionName;
-      break;
-    case Finding::JitLoaded:
-      diag(F.EvidenceLoc, "module loaded with 'torch::jit::load' here and not trained in this function",
-           DiagnosticIDs::Note);
-      break;
-    }
-    if (F.Helper && F.HelperForward.isValid())
-      diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
-          << F.Helper->getNameAsString();
-    if (F.Helper && F.HelperElsewhere) {
-      // Its own body (level 0), or the functions it calls, in its file or in
-      // others (the linked summaries compose chains over several files).
-      const FunctionSummary *Ext = core().externalSummary(F.Helper);
-      diag(F.Helper->getLocation(),
-           "'%0' is defined in another file and runs a forward pass there%select{| through the "
-           "functions it calls}1 (linked summaries, option TorchSummaries)",
-           DiagnosticIDs::Note)
-          << F.Helper->getNameAsString() << (Ext && Ext->UnguardedForward > 0);
-    }
-    for (const CallGraph::Site *S : Graph().unguardedChain(F.Function, CallDepth))
-      diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
-          << S->Call->getDirectCallee()->getNameAsString();
-    if (F.BlockingTrain.isValid())
-      diag(F.BlockingTrain,
-           "no fix-it: 'train()' follows in the same block; give the evaluation a scope of its "
-           "own that holds the guard",
-           DiagnosticIDs::Note);
+    emit(F);
   }
   Findings.clear();
   Unit = nullptr;
   Helpers.clear();
+  NoHistoryKept.clear();
   DeclaredNames.clear();
   ResultsStay.clear();
+}
+
+void EvalWithoutNoGradCheck::emit(const Finding &F) {
+  const GuardKind Kind = guardFor(F);
+  std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl(), Kind);
+  {
+    auto D = F.Reason == Finding::Inference
+                 ? diag(F.CallLoc, "forward pass runs with autograd enabled in a function that "
+                                   "never backpropagates: only detached values leave it, so its "
+                                   "activations and graph are kept for nothing; hold a '%0' "
+                                   "while it runs%select{|: no tensor it computes leaves the "
+                                   "function, so inference mode, which also skips view and "
+                                   "version tracking, is safe here}1")
+                 : diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
+                                   "activations and graph are kept for a backward pass that never "
+                                   "comes; hold a '%0' while evaluating%select{|: no tensor it "
+                                   "computes leaves the function, so inference mode, which also "
+                                   "skips view and version tracking, is safe here}1");
+    D << (Kind == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
+                                         : names::InferenceModeSpelling)
+      << (Kind != Guard) << F.CallRange;
+    if (F.FixLoc.isValid())
+      D << FixItHint::CreateInsertion(F.FixLoc, F.InsertAfter ? F.FixIndent + GuardText
+                                                               : GuardText + F.FixIndent);
+  }
+  noteEvidence(F);
+  if (F.Helper && F.HelperForward.isValid())
+    diag(F.HelperForward, "'%0' runs this forward pass", DiagnosticIDs::Note)
+        << F.Helper->getNameAsString();
+  if (F.Helper && F.HelperElsewhere) {
+    // Its own body (level 0), or the functions it calls, in its file or in
+    // others (the linked summaries compose chains over several files).
+    const FunctionSummary *Ext = core().externalSummary(F.Helper);
+    diag(F.Helper->getLocation(),
+         "'%0' is defined in another file and runs a forward pass there%select{| through the "
+         "functions it calls}1 (linked summaries, option TorchSummaries)",
+         DiagnosticIDs::Note)
+        << F.Helper->getNameAsString() << (Ext && Ext->UnguardedForward > 0);
+  }
+  for (const CallGraph::Site *S : core().calls(*Unit).unguardedChain(F.Function, CallDepth))
+    diag(compat::beginLoc(S->Call), "'%0' is called here with autograd enabled", DiagnosticIDs::Note)
+        << S->Call->getDirectCallee()->getNameAsString();
+  if (F.BlockingTrain.isValid())
+    diag(F.BlockingTrain,
+         "no fix-it: 'train()' follows in the same block; give the evaluation a scope of its "
+         "own that holds the guard",
+         DiagnosticIDs::Note);
+}
+
+void EvalWithoutNoGradCheck::noteEvidence(const Finding &F) {
+  switch (F.Reason) {
+  case Finding::AfterEval:
+    diag(F.EvidenceLoc, "module switched to evaluation mode here", DiagnosticIDs::Note);
+    break;
+  case Finding::ByName:
+    diag(F.EvidenceLoc, "'%0' is evaluation code by its name (option EvalFunctionPattern)",
+         DiagnosticIDs::Note)
+        << F.FunctionName;
+    break;
+  case Finding::JitLoaded:
+    diag(F.EvidenceLoc, "module loaded with 'torch::jit::load' here and not trained in this function",
+         DiagnosticIDs::Note);
+    break;
+  case Finding::Inference:
+    diag(F.EvidenceLoc,
+         "'%0' is inference by what it does: neither it, nor the functions it calls, nor its "
+         "callers here run a backward pass or an optimizer step, and no value with autograd "
+         "history leaves it",
+         DiagnosticIDs::Note)
+        << F.FunctionName;
+    break;
+  }
 }
 
 } // namespace clang::tidy::torch_check

@@ -35,8 +35,8 @@ public:
     const FunctionDecl *Function;
     SourceLocation CallLoc;
     SourceRange CallRange;
-    enum { AfterEval, ByName, JitLoaded } Reason;
-    SourceLocation EvidenceLoc; ///< eval() call, function name or jit::load call
+    enum { AfterEval, ByName, JitLoaded, Inference } Reason;
+    SourceLocation EvidenceLoc; ///< eval() call, function name, jit::load call or the function (Inference)
     std::string FunctionName;
     SourceLocation FixLoc;         ///< where the guard goes; invalid: no fix-it
     std::string FixIndent;         ///< indentation of the inserted line
@@ -58,6 +58,37 @@ public:
   };
 
 private:
+  /// One function while checkFunction judges it (the .cpp).
+  struct Scan;
+  // checkFunction's steps: collect (the helpers' forward passes), then each
+  // rule of the docs page in turn.
+  bool addHelperForwards(Scan &S, ASTContext &Ctx);
+  void reportThreadBodies(Scan &S, ASTContext &Ctx);
+  void diagThreadBody(const Scan &S, const CallExpr *Forward, const LambdaExpr *L,
+                      const VarDecl *SpawnGuard);
+  void findByName(Scan &S);
+  void findJitLoaded(Scan &S, ASTContext &Ctx);
+  void findAfterEval(Scan &S, ASTContext &Ctx);
+  void afterEvalFix(Finding &F, const Scan &S, const CallExpr *Eval,
+                    llvm::ArrayRef<const CallExpr *> Flagged, ASTContext &Ctx);
+  /// The inference rule: a function that trains nothing and lets no value
+  /// with autograd history leave it.
+  bool mayBeInference(const Scan &S) const;
+  void findInference(Scan &S, ASTContext &Ctx);
+  /// No value with autograd history that \p FD computes or is given (its
+  /// parameters are taken to carry history) outlives its call, but through
+  /// its result when \p ResultMayCarry; user functions it hands such a value
+  /// are followed \p Budget levels (keepsNoHistory).
+  bool historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
+                      bool ResultMayCarry);
+  /// historyStaysIn of a user function's definition with its result allowed
+  /// to carry history (memoised; a recursive call reads false).
+  bool keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
+  // reportAtEndOfUnit's steps.
+  bool silenced(const Finding &F);
+  void emit(const Finding &F);
+  void noteEvidence(const Finding &F);
+
   std::string guardDeclaration(const FunctionDecl *FD, GuardKind Kind);
   /// The guard a finding in \p F suggests: GuardType, or with
   /// SuggestInferenceMode c10::InferenceMode where no tensor of the function
@@ -84,6 +115,8 @@ private:
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
+  /// keepsNoHistory, per function and budget.
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> NoHistoryKept;
   /// The names each function with a finding declares (guardDeclaration).
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<StringRef, 8>> DeclaredNames;
   const SourceManager *SM = nullptr;

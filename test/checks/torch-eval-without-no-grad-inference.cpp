@@ -1,0 +1,255 @@
+// RUN: %check_torch_tidy %s torch-eval-without-no-grad %t
+// Inference by what a function does (rule d): a forward pass with autograd on
+// in a function that trains nothing, directly or through its callees, lets no
+// value with autograd history leave it, and whose callers here train nothing
+// in their own bodies. Names say nothing here: none of these functions is
+// named like evaluation.
+#include <torch/torch.h>
+
+struct ActorImpl : torch::nn::Module {
+  ActorImpl() : fc(register_module("fc", torch::nn::Linear(2, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x).tanh(); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Actor);
+
+// A module whose forward keeps its output in a member (a recurrent state):
+// the graph outlives the call through the module.
+struct StatefulImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) {
+    hidden = fc(x);
+    return hidden;
+  }
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor hidden;
+};
+TORCH_MODULE(Stateful);
+
+struct Seq2SeqImpl : torch::nn::Module {
+  torch::Tensor encode(torch::Tensor src) { return encoder(src); }
+  torch::Tensor decode(torch::Tensor tgt, torch::Tensor memory) { return decoder(tgt) + memory; }
+  torch::nn::Linear encoder{nullptr}, decoder{nullptr};
+  torch::Tensor forward(torch::Tensor src, torch::Tensor tgt) { return decode(tgt, encode(src)); }
+};
+TORCH_MODULE(Seq2Seq);
+
+// ---- positives ---------------------------------------------------------------
+
+// Action selection: the actor's forward on every environment step, only a
+// detached action leaves.
+struct Agent {
+  Actor actor;
+  torch::optim::Adam *opt;
+
+  torch::Tensor chooseAction(torch::Tensor observation) {
+    auto action = actor(observation);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass runs with autograd enabled in a function that never backpropagates: only detached values leave it, so its activations and graph are kept for nothing; hold a 'torch::NoGradGuard' while it runs [torch-eval-without-no-grad]
+    // CHECK-MESSAGES: :[[@LINE-3]]:17: note: 'chooseAction' is inference by what it does: neither it, nor the functions it calls, nor its callers here run a backward pass or an optimizer step, and no value with autograd history leaves it
+    // CHECK-MESSAGES: :[[@LINE+31]]:19: note: 'chooseAction' is called here with autograd enabled
+    return action.detach();
+  }
+  // CHECK-FIXES: torch::Tensor chooseAction(torch::Tensor observation) {
+  // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad;
+  // CHECK-FIXES-NEXT: auto action = actor(observation);
+
+  // Greedy choice: only an index leaves (argmax, item).
+  int64_t greedyAction(torch::Tensor observation) {
+    torch::Tensor q = actor->forward(observation);
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: forward pass runs with autograd enabled in a function that never backpropagates
+    // CHECK-MESSAGES: :[[@LINE-3]]:11: note: 'greedyAction' is inference by what it does
+    return q.argmax(1).item<int64_t>();
+  }
+  // CHECK-FIXES: int64_t greedyAction(torch::Tensor observation) {
+  // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad;
+  // CHECK-FIXES-NEXT: torch::Tensor q = actor->forward(observation);
+
+  void learn(torch::Tensor states) {
+    auto loss = actor(states).pow(2).mean();
+    opt->zero_grad();
+    loss.backward();
+    opt->step();
+  }
+};
+
+// The episode loop calls the action selection and, separately, the training
+// step: the loop's own body runs no backward pass.
+void episodes(Agent &algo, torch::Tensor (*env_step)(torch::Tensor), int n) {
+  torch::Tensor state = torch::zeros({1, 2});
+  for (int i = 0; i < n; i++) {
+    auto action = algo.chooseAction(state);
+    int64_t best = algo.greedyAction(state);
+    state = env_step(action);
+    algo.learn(state);
+  }
+}
+
+// Greedy decoding: the encoder graph held for the whole loop, a decoder graph
+// per token; only token ids leave.
+torch::Tensor greedy_decode(Seq2Seq &model, torch::Tensor src, int64_t max_len, int64_t eos) {
+  torch::Tensor memory = model->encode(src);
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'greedy_decode' is inference by what it does
+  // CHECK-MESSAGES: :[[@LINE-63]]:52: note: 'encode' runs this forward pass
+  torch::Tensor ys = torch::ones({1, 1}, torch::kLong);
+  for (int64_t i = 0; i < max_len; i++) {
+    torch::Tensor out = model->decode(ys, memory);
+    torch::Tensor next_word = out.argmax(1);
+    int64_t next_word_int = next_word.item<int64_t>();
+    ys = torch::cat({ys, next_word.unsqueeze(0)}, 0);
+    if (next_word_int == eos)
+      break;
+  }
+  return ys;
+}
+// CHECK-FIXES: torch::Tensor greedy_decode(Seq2Seq &model, torch::Tensor src, int64_t max_len, int64_t eos) {
+// CHECK-FIXES-NEXT: torch::NoGradGuard no_grad;
+// CHECK-FIXES-NEXT: torch::Tensor memory = model->encode(src);
+
+// eval() in the constructor, the forward later: the function is judged by
+// what it does, wherever eval() was called.
+class DQN {
+public:
+  DQN(Actor q, Actor target) : qNet(q), qNetTarget(target) { qNetTarget->eval(); }
+
+  torch::Tensor selfPlay(torch::Tensor state) {
+    torch::Tensor out = qNetTarget->forward(state);
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: forward pass runs with autograd enabled in a function that never backpropagates
+    // CHECK-MESSAGES: :[[@LINE-3]]:17: note: 'selfPlay' is inference by what it does
+    return out.argmax(1);
+  }
+  // CHECK-FIXES: torch::Tensor selfPlay(torch::Tensor state) {
+  // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad;
+
+private:
+  Actor qNet, qNetTarget;
+};
+
+// ---- look-alikes: silent -------------------------------------------------------
+
+// A forward helper used by training: its result carries history.
+torch::Tensor policy_logits(Actor &actor, torch::Tensor x) { return actor(x) * 2; }
+
+void train_policy(Actor &actor, torch::optim::SGD &opt, torch::Tensor x) {
+  auto loss = policy_logits(actor, x).mean();
+  loss.backward();
+  opt.step();
+}
+
+// Outputs stored in members: a rollout buffer read later with history.
+struct Rollout {
+  Actor actor;
+  std::vector<torch::Tensor> values;
+  torch::Tensor last;
+
+  int64_t act(torch::Tensor obs) {
+    auto v = actor(obs);
+    values.push_back(v);
+    return v.argmax().item<int64_t>();
+  }
+  int64_t actKeepLast(torch::Tensor obs) {
+    auto v = actor(obs);
+    last = v;
+    return v.argmax().item<int64_t>();
+  }
+  // An out-parameter receives the output with its history.
+  int64_t actInto(torch::Tensor obs, torch::Tensor &out) {
+    out = actor(obs);
+    return out.argmax().item<int64_t>();
+  }
+};
+
+// REINFORCE: the log-probability is kept for the backward pass of the update.
+struct Reinforce {
+  Actor policy;
+  std::vector<torch::Tensor> log_probs;
+  int64_t select(torch::Tensor state) {
+    auto probs = policy(state).softmax(1);
+    auto action = probs.argmax(1);
+    log_probs.push_back(probs.log_softmax(1));
+    return action.item<int64_t>();
+  }
+  std::pair<int64_t, torch::Tensor> selectWithLogProb(torch::Tensor state) {
+    auto logits = policy(state);
+    return {logits.argmax().item<int64_t>(), logits.log_softmax(1)};
+  }
+};
+
+// A detached target in a training step that calls backward itself.
+void dqn_step(Actor &q, Actor &target, torch::optim::SGD &opt, torch::Tensor s, torch::Tensor s2) {
+  auto y = target(s2).detach();
+  auto loss = (q(s) - y).pow(2).mean();
+  loss.backward();
+  opt.step();
+}
+
+// The target in a helper; its caller backpropagates through a loss built
+// from it.
+torch::Tensor td_target(Actor &target, torch::Tensor s2) { return target(s2).detach() * 0.99; }
+
+void dqn_update(Actor &q, Actor &target, torch::optim::SGD &opt, torch::Tensor s, torch::Tensor s2) {
+  auto y = td_target(target, s2);
+  auto loss = (q(s) - y).pow(2).mean();
+  loss.backward();
+  opt.step();
+}
+
+// Called only under a guard.
+int64_t pick(Actor &actor, torch::Tensor s) { return actor(s).argmax().item<int64_t>(); }
+
+void play(Actor &actor, torch::Tensor s) {
+  torch::NoGradGuard no_grad;
+  int64_t a = pick(actor, s);
+}
+
+// Already guarded in its own body.
+int64_t pickGuarded(Actor &actor, torch::Tensor s) {
+  torch::NoGradGuard no_grad;
+  return actor(s).argmax().item<int64_t>();
+}
+
+// A helper that trains: the forward's graph is wanted.
+void fit_step(Actor &actor, torch::optim::SGD &opt, torch::Tensor x) {
+  actor(x).sum().backward();
+  opt.step();
+}
+int64_t act_and_learn(Actor &actor, torch::optim::SGD &opt, torch::Tensor x) {
+  auto a = actor(x).argmax().item<int64_t>();
+  fit_step(actor, opt, x);
+  return a;
+}
+
+// The output is handed to a function that keeps it.
+std::vector<torch::Tensor> kept;
+void keep(torch::Tensor t) { kept.push_back(t); }
+int64_t act_and_keep(Actor &actor, torch::Tensor x) {
+  auto out = actor(x);
+  keep(out);
+  return out.argmax().item<int64_t>();
+}
+
+// A value computed from a parameter of the caller is returned: a guard over
+// the body would cut the history the argument brings.
+torch::Tensor masked(Actor &actor, torch::Tensor x) {
+  auto idx = actor(x).argmax(1);
+  return x * 2 + idx;
+}
+
+// A stateful module keeps its output in a member.
+int64_t stepStateful(Stateful &rnn, torch::Tensor x) {
+  return rnn(x).argmax().item<int64_t>();
+}
+
+// A lambda may carry the output anywhere.
+std::function<torch::Tensor()> deferred(Actor &actor, torch::Tensor x) {
+  auto out = actor(x);
+  return [out] { return out; };
+}
+
+// The returned value comes from a function this file does not define: it may
+// run a forward pass of its own, whose history the caller wants.
+torch::Tensor policy_head(torch::Tensor features);
+torch::Tensor act_through_head(Actor &encoder, torch::Tensor x) {
+  auto features = encoder(x).argmax(1);
+  auto out = policy_head(features);
+  return out;
+}

@@ -134,7 +134,50 @@ torch::Tensor predict_in_chunks(Net &model, torch::Tensor inputs) {
 }
 // CHECK-FIXES: {{^}}    predictions.push_back(model(inputs.select(0, i)).softmax(1).detach());{{$}}
 
+// The same graph stored on every inner iteration, but made anew on every outer
+// iteration, which the container outlives: one graph per epoch.
+void graph_of_the_outer_loop(Net &model, torch::Tensor x, int epochs) {
+  std::vector<torch::Tensor> kept;
+  for (int e = 0; e < epochs; ++e) {
+    auto out = model(x);
+    for (int k = 0; k < 2; ++k)
+      kept.push_back(out);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'kept' keeps a tensor that carries autograd history
+  }
+}
+// CHECK-FIXES: {{^}}      kept.push_back(out.detach());{{$}}
+
+// Made before the loop, but the variable is reassigned in it: a new graph each time.
+void reassigned_in_the_loop(Net &model, torch::Tensor x, int steps) {
+  std::vector<torch::Tensor> states;
+  auto h = model(x);
+  for (int s = 0; s < steps; ++s) {
+    states.push_back(h);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'states' keeps a tensor that carries autograd history
+    h = model(h);
+  }
+}
+// CHECK-FIXES: {{^}}    states.push_back(h.detach());{{$}}
+
 // ---- negatives -------------------------------------------------------------
+
+// A layer-by-layer scheduler's concat layer: it gathers the stored outputs of
+// earlier layers (made before the loop, not changed in it) for torch::cat; each
+// graph is held by net->layers already, the vector adds none.
+struct Layer {
+  torch::Tensor output;
+};
+struct LayerNet {
+  std::vector<Layer> layers;
+};
+void concat_layer(LayerNet *net, Net &model, torch::Tensor x, int k, const std::vector<int> &from) {
+  net->layers[k - 1].output = model(x);
+  std::vector<torch::Tensor> cat_input;
+  for (size_t i = 0; i < from.size(); ++i)
+    cat_input.push_back(net->layers[k + from[i]].output);
+  torch::Tensor out = torch::cat(cat_input, 1);
+  net->layers[k].output = out;
+}
 
 void detached(Net &model, torch::Tensor x) {
   std::vector<torch::Tensor> outs;

@@ -240,9 +240,12 @@ public:
   /// \p State: the data members and globals of tensor type the body reads
   /// (a module's parameters among them): a value computed from one counts as
   /// carrying history too.
-  EscapeFinder(const HistoryAnalysis &History, CalleePolicy Callee,
-               llvm::ArrayRef<const ValueDecl *> State)
-      : History(&History), Callee(Callee), State(State) {}
+  /// \p Own: the body's analysis without the parameters as sources, for a
+  /// parameter rewritten from itself (`src = src.to(device)`: the caller
+  /// gets back what it gave, converted).
+  EscapeFinder(const HistoryAnalysis &History, const HistoryAnalysis &Own, CalleePolicy Callee,
+               llvm::ArrayRef<const ValueDecl *> State, llvm::ArrayRef<ParmVarDecl *> Params)
+      : History(&History), Own(&Own), Callee(Callee), State(State), Params(Params) {}
 
   bool Escapes = false;
   bool shouldVisitLambdaBodies() const { return false; }
@@ -254,11 +257,15 @@ public:
     return !History || !VD->getInit() || carries(VD->getInit()) ? escape() : true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    return B->isAssignmentOp() && writesOut(B->getLHS()) && carries(B->getRHS()) ? escape() : true;
+    return B->isAssignmentOp() &&
+                   writeLeaves(B->getLHS(), B->getRHS(), B->getOpcode() == BO_Assign)
+               ? escape()
+               : true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      return writesOut(Op->getArg(0)) && carries(Op->getArg(1)) ? escape() : true;
+      return writeLeaves(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal) ? escape()
+                                                                                      : true;
     if (History && isForwardCall(Op)) // a holder's call runs its module's forward
       for (const CXXMethodDecl *Fwd : heldForwards(Op))
         if (!Callee(Fwd))
@@ -323,6 +330,27 @@ private:
     return !History || History->carriesHistory(E) ||
            llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(E, V); });
   }
+  /// \p Value written to \p Target outlives the body with its history
+  /// (\p Rebinds: a plain `=`, which gives a by-value tensor parameter a new
+  /// tensor without touching the caller's).
+  bool writeLeaves(const Expr *Target, const Expr *Value, bool Rebinds) const {
+    if (!writesOut(Target))
+      return false;
+    if (!History)
+      return true;
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(storageVariable(Target));
+    if (!Param || !Own)
+      return carries(Value);
+    if (Rebinds && !Param->getType()->isReferenceType() && !Param->getType()->isPointerType() &&
+        namedVariable(Target) == Param)
+      return false; // the function's own copy of the handle
+    // A parameter rewritten: only history that is not its own leaves.
+    return Own->carriesHistory(Value) ||
+           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(Value, V); }) ||
+           llvm::any_of(Params, [&](const ParmVarDecl *Q) {
+             return Q != Param && tensorish(Q->getType()) && History->dependsOn(Value, Q);
+           });
+  }
   /// \p E is written: a tensor outlives the body unless \p E is the
   /// function's own storage (or holds no tensor).
   static bool writesOut(const Expr *E) {
@@ -347,8 +375,10 @@ private:
   }
 
   const HistoryAnalysis *History = nullptr;
+  const HistoryAnalysis *Own = nullptr;
   CalleePolicy Callee;
   llvm::ArrayRef<const ValueDecl *> State;
+  llvm::ArrayRef<ParmVarDecl *> Params;
 
 public:
   /// The history rule's question for a value that leaves by `return`.
@@ -398,7 +428,8 @@ private:
 };
 
 /// True when \p E's value may come from a call of a user function the
-/// translation unit does not define (through the local variables it reads):
+/// translation unit does not define (through the local variables it reads,
+/// not through a call that cuts history):
 /// such a function may run a forward pass of its own whose history the
 /// caller returns.
 bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTContext &Ctx) {
@@ -406,7 +437,7 @@ bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTC
   llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
-    if (!S)
+    if (!S || (isa<Expr>(S) && cutsHistory(cast<Expr>(S)))) // argmax, item, detach...
       continue;
     if (const auto *Call = dyn_cast<CallExpr>(S))
       if (const FunctionDecl *FD = Call->getDirectCallee();
@@ -961,7 +992,8 @@ bool EvalWithoutNoGradCheck::historyStaysIn(const FunctionDecl *FD, ASTContext &
   StateAndReturns Seen;
   Seen.TraverseStmt(const_cast<Stmt *>(Body));
   auto KeepsNothing = [&](const FunctionDecl *Callee) { return keepsNoHistory(Callee, Ctx, Budget); };
-  EscapeFinder Finder(History, KeepsNothing, Seen.State);
+  EscapeFinder Finder(History, core().historyOf(FD, Ctx), KeepsNothing, Seen.State,
+                      FD->parameters());
   Finder.TraverseStmt(const_cast<Stmt *>(Body));
   if (Finder.Escapes)
     return false;

@@ -85,7 +85,7 @@ static bool isIntegralConversion(const CallExpr *Call) {
 static bool stopsHistory(const Expr *E) {
   const auto *Call = dyn_cast<CallExpr>(E);
   return Call && (isDetachingCall(Call) || isNoGradientCall(Call) || isIntegralConversion(Call) ||
-                  isBackwardOrGradCall(Call));
+                  isBackwardOrGradCall(Call) || isReductionIndices(Call));
 }
 
 bool cutsHistory(const Expr *E) { return E && stopsHistory(E->IgnoreParenImpCasts()); }

@@ -24,8 +24,10 @@
 //   - `.detach()`, `.detach_()`, `.item()` / `.item<T>()`, backward and
 //     autograd::grad;
 //   - operations without gradient (isNoGradientCall: argmax, comparisons,
-//     *_like factories, ...) and `.to(kLong)` / `.toType(kBool)` (integral
-//     results); results of non-tensor type (double, bool, Scalar);
+//     *_like factories, ...), the indices of max/min/sort/topk...
+//     (`std::get<1>(torch::max(x, 1))`: isReductionIndices) and `.to(kLong)` /
+//     `.toType(kBool)` (integral results); results of non-tensor type
+//     (double, bool, Scalar);
 //   - computations under a guard (isGradDisabledAt). A plain copy of a tensor
 //     keeps its history, guard or not.
 // A variable that is detached somewhere in the body (`v.detach_()`,

@@ -529,6 +529,31 @@ bool isNoGradientCall(const CallExpr *Call) {
   return llvm::is_contained(NoGradient, II->getName());
 }
 
+bool isReductionIndices(const CallExpr *Call) {
+  const FunctionDecl *Get = Call ? Call->getDirectCallee() : nullptr;
+  if (!Get || !Get->isInStdNamespace() || !Get->getIdentifier() || Get->getName() != "get" ||
+      Call->getNumArgs() != 1)
+    return false;
+  const TemplateArgumentList *Args = Get->getTemplateSpecializationArgs();
+  if (!Args || Args->size() < 1 || Args->get(0).getKind() != TemplateArgument::Integral ||
+      Args->get(0).getAsIntegral() != 1)
+    return false;
+  const Expr *Tuple = Call->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Tuple)) // a local initialised by the call
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+        VD && VD->hasLocalStorage() && !VD->getType()->isReferenceType() && VD->getInit())
+      Tuple = VD->getInit();
+  const auto *Source = dyn_cast<CallExpr>(Tuple->IgnoreImplicit()->IgnoreParens());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Tuple->IgnoreImplicit()->IgnoreParens());
+      Construct && Construct->getNumArgs() == 1) // a std::tuple built from the returned one
+    Source = dyn_cast<CallExpr>(Construct->getArg(0)->IgnoreImplicit()->IgnoreParens());
+  if (!Source || !calleeInLibrary(Source) || !Source->getDirectCallee()->getIdentifier())
+    return false;
+  static constexpr llvm::StringLiteral WithIndices[] = {
+      "max", "min", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin"};
+  return llvm::is_contained(WithIndices, Source->getDirectCallee()->getName());
+}
+
 const EnumConstantDecl *scalarTypeConstant(const Expr *E, const DeclRefExpr **Spelled) {
   if (Spelled)
     *Spelled = nullptr;

@@ -287,6 +287,12 @@ bool isLossFunctionCall(const CallExpr *Call);
 /// comparisons (eq, ne, lt, gt, le, ge and their operators), logical ops,
 /// isnan/isinf, the *_like factories, Tensor::grad(), Tensor::data() (graph-free).
 bool isNoGradientCall(const CallExpr *Call);
+/// `std::get<1>(t)` where \p t is the (values, indices) result of one of
+/// LibTorch's max, min, sort, topk, kthvalue, mode, median, nanmedian, cummax
+/// or cummin (function or Tensor method), spelled at the call or through a
+/// local variable that such a call initialises: the indices, without
+/// gradient.
+bool isReductionIndices(const CallExpr *Call);
 /// The enumerator of c10::ScalarType that \p E names: an enumerator
 /// (`at::ScalarType::Double`), or one of LibTorch's own constants followed to
 /// its initializer (`torch::kDouble`, `torch::kFloat64`, `at::kF64`), through

@@ -253,3 +253,38 @@ torch::Tensor act_through_head(Actor &encoder, torch::Tensor x) {
   auto out = policy_head(features);
   return out;
 }
+
+// Decoding as madcato/libtorch-lm writes it: the inputs moved to the device in
+// place (the caller gets its own tensors back, converted), the next token as
+// the indices of torch::max (no gradient).
+torch::Tensor decode_on(Seq2Seq &model, torch::Tensor &src, torch::Tensor mask, int64_t max_len,
+                        const torch::Device &device) {
+  src = src.to(device);
+  mask = mask.to(device);
+  torch::Tensor memory = model->encode(src);
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-6]]:15: note: 'decode_on' is inference by what it does
+  torch::Tensor ys = torch::ones({1, 1}, torch::kLong);
+  for (int64_t i = 0; i < max_len; i++) {
+    torch::Tensor prob = model->decode(ys, memory);
+    std::tuple<torch::Tensor, torch::Tensor> best = torch::max(prob, 1);
+    torch::Tensor next_word = std::get<1>(best);
+    ys = torch::cat({ys, next_word.unsqueeze(0)}, 0);
+  }
+  return ys;
+}
+// CHECK-FIXES: const torch::Device &device) {
+// CHECK-FIXES-NEXT: torch::NoGradGuard no_grad;
+// CHECK-FIXES-NEXT: src = src.to(device);
+
+// The values of torch::max keep the forward's history.
+torch::Tensor best_values(Actor &actor, torch::Tensor x) {
+  auto best = torch::max(actor(x), 1);
+  return std::get<0>(best);
+}
+
+// An out-parameter receives a value computed from another parameter.
+int64_t act_and_copy(Actor &actor, torch::Tensor &out, torch::Tensor x) {
+  out = x.to(torch::kFloat);
+  return actor(x).argmax().item<int64_t>();
+}

@@ -358,6 +358,7 @@ Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor sum(const Tensor &self);
 Tensor mean(const Tensor &self);
 Tensor argmax(const Tensor &self, c10::optional<int64_t> dim = c10::nullopt, bool keepdim = false);
+std::tuple<Tensor, Tensor> max(const Tensor &self, int64_t dim, bool keepdim = false);
 Tensor dropout(const Tensor &input, double p, bool train);
 } // namespace at
 

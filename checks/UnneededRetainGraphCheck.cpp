@@ -155,6 +155,20 @@ const Expr *userModuleMethodObject(const CallExpr *Call) {
   return Object;
 }
 
+/// A call whose result cannot hold a tensor nor carry one in: a number, an
+/// enumerator, or a LibTorch value that is not a tensor (`const
+/// torch::TensorOptions &options()`, a device). A call of the user's code
+/// that yields one brings no graph into the expression.
+bool yieldsNoTensor(const CallExpr *Call) {
+  QualType T = Call->getType().getNonReferenceType();
+  if (T.isNull() || isTensorish(T) || T->isVoidType())
+    return false;
+  if (T->isScalarType() || T->isEnumeralType())
+    return !T->isPointerType();
+  const CXXRecordDecl *RD = classOf(T);
+  return RD && isInLibraryNamespace(RD) && !isAnyModuleLike(RD);
+}
+
 /// Collects the variables an expression reads and whether it reads something
 /// whose graph may come from outside the current iteration.
 class ClosureWalker : public RecursiveASTVisitor<ClosureWalker> {
@@ -229,7 +243,7 @@ public:
       if (isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
           isTensorish(Call->getType()))
         ReadsThisTensor = true;
-    if (UserCalls && UserCalls->contains(Call)) {
+    if (UserCalls && UserCalls->contains(Call) && !yieldsNoTensor(Call)) {
       CallsUser = true;
       CallsOtherUserCode |= !isForwardCall(Call) && !MethodObject;
     }

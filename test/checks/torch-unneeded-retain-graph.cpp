@@ -1000,3 +1000,34 @@ void ppo_minibatches_from_graph(Agent *agent, torch::Tensor rollout, int epochs,
       logit_loss.backward({}, false);
   }
 }
+
+// The mini-batch is made with options from the user's code
+// (lolmanjo/LibTorch_PPO's TrainingController::getTensorOptions()): a call
+// that yields no tensor brings no graph in.
+const torch::TensorOptions &training_options();
+void ppo_user_options(Policy &model, torch::Tensor rollout, int epochs) {
+  auto t_states = rollout.detach();
+  torch::Tensor mini;
+  for (int i = 0; i < epochs; i++) {
+    mini = torch::zeros({8, 4}, training_options()) + t_states;
+    auto opt_loss = model(mini).mean();
+    if (i != epochs - 1)
+      opt_loss.backward({}, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    else
+      opt_loss.backward({}, false);
+  }
+}
+// CHECK-FIXES: {{^}}      opt_loss.backward();{{$}}
+
+// ... but one that yields a tensor may hand both epochs the same graph.
+torch::Tensor cached_features(Policy &model);
+void ppo_user_tensor(Policy &model, int epochs) {
+  for (int i = 0; i < epochs; i++) {
+    auto cached_loss = model(cached_features(model)).mean();
+    if (i != epochs - 1)
+      cached_loss.backward({}, true);
+    else
+      cached_loss.backward({}, false);
+  }
+}

@@ -970,6 +970,12 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
       if (const FunctionSummary *Ext = core().externalSummary(Fwd.Helper);
           !Ext || Ext->ReturnsHistory || Ext->ReturnsHistoryFromArgs)
         return;
+  // A function whose result carries history (whatever its arguments, or from
+  // them: the parameters are taken to carry history below) is decided by its
+  // history summary alone, before the unit's summaries and the escape walk
+  // (most functions that run a forward pass and train nothing return it).
+  if (HistoryFunctions::Summary H = core().history(Ctx).summary(S.FD, Ctx); H.Always || H.FromArgs)
+    return;
   if (const FunctionSummary *Sum = core().summaries(Ctx).lookup(S.FD);
       Sum && (Sum->trains(CallDepth) || FunctionSummary::reaches(Sum->ZeroGrad, CallDepth)))
     return;

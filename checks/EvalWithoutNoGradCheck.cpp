@@ -476,6 +476,7 @@ EvalWithoutNoGradCheck::EvalWithoutNoGradCheck(StringRef Name, ClangTidyContext 
       EvalFunctionPattern(Options.get("EvalFunctionPattern", DefaultEvalFunctionPattern)),
       Guard(Options.get("GuardType", GuardKind::NoGradGuard)),
       SuggestInferenceMode(boolOption("SuggestInferenceMode", false)),
+      InferenceByUse(boolOption("InferenceByUse", true)),
       EvalNames(EvalFunctionPattern),
       CallDepth(std::min(Options.getLocalOrGlobal(CallDepthOption, DefaultCallDepth), MaxCallDepth)) {
   std::string Error;
@@ -488,6 +489,7 @@ void EvalWithoutNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "EvalFunctionPattern", EvalFunctionPattern);
   Options.store(Opts, "GuardType", Guard);
   Options.store(Opts, "SuggestInferenceMode", SuggestInferenceMode ? "true" : "false");
+  Options.store(Opts, "InferenceByUse", InferenceByUse ? "true" : "false");
   Options.store(Opts, CallDepthOption, CallDepth);
 }
 
@@ -953,7 +955,7 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
   // autograd on, trains nothing (its body, its callees: the summaries), and
   // no value with history leaves it. Its callers are asked at the end of the
   // translation unit (reportAtEndOfUnit).
-  if (!mayBeInference(S))
+  if (!InferenceByUse || !mayBeInference(S))
     return;
   const BodyFacts::Forward *First = nullptr;
   for (const auto &Fwd : S.Facts.Forwards)

@@ -106,6 +106,9 @@ private:
   /// torch::NoGradGuard where no result of the evaluation leaves the function
   /// as a tensor.
   const bool SuggestInferenceMode;
+  /// Option InferenceByUse: also report a function that is inference by what
+  /// it does (findInference), whatever its name.
+  const bool InferenceByUse;
   /// resultsStayIn, per function with a finding (canonical declaration).
   llvm::DenseMap<const FunctionDecl *, bool> ResultsStay;
   WordPattern EvalNames;

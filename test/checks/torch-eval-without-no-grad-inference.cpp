@@ -1,4 +1,8 @@
 // RUN: %check_torch_tidy %s torch-eval-without-no-grad %t
+// InferenceByUse false: the rule is off, and nothing here is evaluation code
+// by its name, an eval() region, a loaded module or a thread body.
+// RUN: %clang_tidy --load %plugin --checks='-*,torch-eval-without-no-grad' -config="{CheckOptions: {torch-eval-without-no-grad.InferenceByUse: false}}" %s -- -std=c++17 -isystem %mocks 2>&1 | FileCheck %s --check-prefix=OFF --allow-empty --implicit-check-not=warning:
+// OFF-NOT: warning:
 // Inference by what a function does (rule d): a forward pass with autograd on
 // in a function that trains nothing, directly or through its callees, lets no
 // value with autograd history leave it, and whose callers here train nothing

@@ -247,6 +247,11 @@ for m, s in enumerate(deck):
     where = ", ".join(f"f{c}.cpp" for c, used in ((j, "{j}"), (k, "{k}")) if used in signature + body)
     site(f"src/f{i}.cpp", len(files[i]), check, warn_if(positive), "silent",
          f"{case} ({where})" if where else case)
+    if case == "a detached argument":
+        # Nothing with history leaves the loop and nothing trains: the forward
+        # pass is inference by what the function does (linked or alone).
+        site(f"src/f{i}.cpp", len(files[i]), EVAL, "warn", "warn",
+             "only a detached value leaves the forward pass: inference by what it does")
     if "evaluate_only_" in body:
         guarded_callers[j].append(i)
 for i in range(n):

@@ -247,7 +247,9 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   # says why), the programs parse the headers as text.
   pch_dir="$BUILD_DIR/torch-pch"
   mkdir -p "$pch_dir"
-  printf '#include <torch/torch.h>\n' >"$pch_dir/torch_pch.h"
+  # Written only when missing: clang refuses a precompiled header whose source
+  # file changed its modification time, so a rerun must not touch it.
+  [ -e "$pch_dir/torch_pch.h" ] || printf '#include <torch/torch.h>\n' >"$pch_dir/torch_pch.h"
   # build_pch COMPILER OUTPUT WHAT: torch_pch.h precompiled by COMPILER with the
   # programs' flags into OUTPUT, kept while the compiler, the flags and the
   # LibTorch are the same (OUTPUT.key); no OUTPUT when it does not build.

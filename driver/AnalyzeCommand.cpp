@@ -119,6 +119,14 @@ llvm::Expected<std::vector<std::string>> registeredChecks(const std::string &Tid
 
 } // namespace
 
+ExitCode analysisExit(bool NotAnalysed, bool Crashed, bool Findings) {
+  if (NotAnalysed)
+    return Findings ? ExitFindingsIncomplete : ExitError;
+  if (Crashed)
+    return ExitCheckCrashed;
+  return Findings ? ExitFindings : ExitClean;
+}
+
 int runAnalyzeCommand(int Argc, const char **Argv) {
   Options Opt;
   if (auto Error = parseDriverCommandLine(Argc, Argv, Overview))

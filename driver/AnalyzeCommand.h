@@ -21,6 +21,11 @@ enum ExitCode {
   ExitFindingsIncomplete = 5,
 };
 
+/// The exit status of an analysis from what it found and what it could not
+/// do: units not analysed first (with findings: both at once), then a crashed
+/// check, then findings or none.
+ExitCode analysisExit(bool NotAnalysed, bool Crashed, bool Findings);
+
 /// The default command: analyse a project. argv[0] is the program name.
 int runAnalyzeCommand(int Argc, const char **Argv);
 

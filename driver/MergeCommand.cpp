@@ -164,11 +164,7 @@ llvm::Error readSarif(const json::Object &Doc, Input &In, llvm::StringRef Root, 
             if (const json::Object *Props = O->getObject("properties"))
               N.CrashReport = Props->getString("crashReport").value_or("").str();
             if (const json::Object *M = O->getObject("message"))
-              N.Message = M->getString("text").value_or("").str();
-            // The text ends with the crash report the writer appended.
-            std::string Suffix = " (crash report: " + N.CrashReport + ")";
-            if (!N.CrashReport.empty() && llvm::StringRef(N.Message).ends_with(Suffix))
-              N.Message.resize(N.Message.size() - Suffix.size());
+              N.Message = noticeMessage(M->getString("text").value_or(""), N.CrashReport);
             if (const json::Array *Locs = O->getArray("locations"))
               if (!Locs->empty() && (*Locs)[0].getAsObject())
                 N.File = sarifLocation((*Locs)[0].getAsObject()->getObject("physicalLocation"), Root, Sources).File;
@@ -433,22 +429,15 @@ int runMergeCommand(int Argc, const char **Argv) {
   unsigned NotAnalysed = 0, Crashed = 0;
   for (const AnalysisNotice &N : Ctx.Notices) {
     (N.Check.empty() ? NotAnalysed : Crashed) += 1;
-    llvm::errs() << "libtorch-tidy merge: " << displayPath(N.File, Root) << ": " << N.Message
-                 << (N.CrashReport.empty() ? "" : " (crash report: " + N.CrashReport + ")") << '\n';
+    llvm::errs() << "libtorch-tidy merge: " << displayPath(N.File, Root) << ": " << noticeText(N) << '\n';
   }
-  if (NotAnalysed) {
-    std::string Line = countOf(NotAnalysed, "translation unit") + " could not be analysed (named above)";
-    if (Findings.empty())
-      return fail(Line);
-    fail(Line + "; " + countOf(Findings.size(), "finding") + " reported in the others");
-    return ExitFindingsIncomplete;
-  }
-  if (Crashed) {
+  if (NotAnalysed)
+    fail(countOf(NotAnalysed, "translation unit") + " could not be analysed (named above)" +
+         (Findings.empty() ? "" : "; " + countOf(Findings.size(), "finding") + " reported in the others"));
+  else if (Crashed)
     fail("a check crashed on " + countOf(Crashed, "translation unit") +
          " (named above): the findings of the other checks are reported");
-    return ExitCheckCrashed;
-  }
-  return Findings.empty() ? ExitClean : ExitFindings;
+  return analysisExit(NotAnalysed, Crashed, !Findings.empty());
 }
 
 } // namespace libtorch_tidy

@@ -74,9 +74,18 @@ static std::string noticeId(const AnalysisNotice &N) {
   return N.Check.empty() ? "libtorch-tidy-not-analysed" : N.Check;
 }
 
-/// The notice's one line, with its crash report when there is one.
-static std::string noticeText(const AnalysisNotice &N) {
-  return N.CrashReport.empty() ? N.Message : N.Message + " (crash report: " + N.CrashReport + ")";
+static std::string crashReportSuffix(llvm::StringRef Report) {
+  return (" (crash report: " + Report + ")").str();
+}
+
+std::string noticeText(const AnalysisNotice &N) {
+  return N.CrashReport.empty() ? N.Message : N.Message + crashReportSuffix(N.CrashReport);
+}
+
+std::string noticeMessage(llvm::StringRef Text, llvm::StringRef CrashReport) {
+  if (!CrashReport.empty())
+    Text.consume_back(crashReportSuffix(CrashReport));
+  return Text.str();
 }
 
 // ---- text: clang-style -------------------------------------------------------

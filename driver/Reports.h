@@ -45,6 +45,13 @@ struct ReportContext {
   std::vector<AnalysisNotice> Notices; // every format but text names them (text: the summary)
 };
 
+/// A notice's one line as every report writes it: its message, and its crash
+/// report when there is one.
+std::string noticeText(const AnalysisNotice &N);
+/// The message of a notice read back from noticeText's \p Text and its
+/// crash report (merge reads SARIF notifications this way).
+std::string noticeMessage(llvm::StringRef Text, llvm::StringRef CrashReport);
+
 void writeReport(ReportFormat Format, const std::vector<Finding> &Findings, const ReportContext &Ctx,
                  llvm::raw_ostream &OS);
 

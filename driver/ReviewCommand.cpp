@@ -265,10 +265,7 @@ int runReviewCommand(int Argc, const char **Argv) {
   Built.Repo = R.Repo;
   Built.Number = R.Number;
   Built.Commit = R.Commit;
-  Built.Exit = !Model.Failures.empty()  ? (Model.Findings.empty() ? ExitError : ExitFindingsIncomplete)
-               : !Model.Crashes.empty() ? ExitCheckCrashed
-               : Model.Findings.empty() ? ExitClean
-                                        : ExitFindings;
+  Built.Exit = analysisExit(!Model.Failures.empty(), !Model.Crashes.empty(), !Model.Findings.empty());
 
   if (!Opt.WriteReview.empty()) {
     std::string Text;

@@ -1036,8 +1036,12 @@ bool EvalWithoutNoGradCheck::silenced(const Finding &F) {
   const FunctionDecl *Function = F.Function;
   if (Graph.guardedOnEveryPath(Function, CallDepth))
     return true;
-  // No caller here: every caller in other files holds a guard (linked).
-  if (Graph.callers(Function).empty() && core().calledOnlyUnderGuardsElsewhere(Function))
+  // The chains of callers here start at functions (the finding's own, when
+  // nobody here calls it) every caller of which in other files holds a
+  // guard, over any number of files (linked).
+  if (Graph.guardedOnEveryPath(Function, CallDepth, [&](const FunctionDecl *Entry) {
+        return core().calledOnlyUnderGuardsElsewhere(Entry);
+      }))
     return true;
   if (F.Reason == Finding::Inference) {
     // Only detached values leave the function, but a caller that trains in

@@ -675,9 +675,17 @@ bool AnalysisCore::calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const 
   return !USR.empty() && External && External->calledOnlyUnderGuards(USR);
 }
 
+/// A function other translation units may call (so a guard of theirs may
+/// cover it): externally visible, not main.
+static bool calledFromOtherFiles(const FunctionDecl *FD) {
+  return FD && FD->isExternallyVisible() && !FD->isMain();
+}
+
 /// The callers' side of the guard: the functions \p Doc's unit calls
 /// without defining them, each guarded where every call of it is guarded at
-/// the call or by every chain of callers above it (CallGraph's rule), else
+/// the call or by every chain of callers above it (CallGraph's rule),
+/// guarded "via" the entry points of the unit's unguarded chains when each
+/// of those may be called from other files (the link decides), else
 /// unguarded. Virtual dispatch and calls through pointers are not recorded.
 static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
                              SummaryDocument &Doc) {
@@ -688,13 +696,29 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
     std::string USR = Ext ? usrOf(Ext) : std::string();
     if (USR.empty())
       continue;
-    if (S.Guarded || Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth))
+    if (S.Guarded || Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth)) {
       Doc.CalledGuarded.insert(USR);
+      continue;
+    }
+    std::set<std::string> Entries;
+    bool Open = Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth, [&](const FunctionDecl *E) {
+      if (!calledFromOtherFiles(E))
+        return false;
+      std::string EntryUSR = usrOf(SummaryTable::key(E));
+      if (EntryUSR.empty())
+        return false;
+      Entries.insert(std::move(EntryUSR));
+      return true;
+    });
+    if (Open && !Entries.empty())
+      Doc.CalledUnguardedVia[USR].insert(Entries.begin(), Entries.end());
     else
       Doc.CalledUnguarded.insert(USR);
   }
-  for (const std::string &USR : Doc.CalledUnguarded)
+  for (const std::string &USR : Doc.CalledUnguarded) {
     Doc.CalledGuarded.erase(USR);
+    Doc.CalledUnguardedVia.erase(USR);
+  }
 }
 
 std::string AnalysisCore::endTranslationUnit() {

@@ -122,17 +122,18 @@ llvm::SmallVector<const CallGraph::Site *, 4> CallGraph::callers(const FunctionD
 }
 
 bool CallGraph::guardedImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
-                            llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath) const {
+                            llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
+                            llvm::function_ref<bool(const FunctionDecl *)> EntryGuarded) const {
   auto Calls = callers(FD);
-  if (Calls.empty())
-    return false; // an entry point: nothing switches autograd off above it
+  if (Calls.empty()) // an entry point: guarded only by its callers elsewhere
+    return EntryGuarded && EntryGuarded(FD);
   for (const Site *S : Calls) {
     if (S->Guarded || OnPath.contains(S->Caller))
       continue; // guarded, or a cycle (adds no chain from an entry point)
     if (Depth + 1 > Limit)
       continue; // beyond the depth limit: unknown, counted as guarded
     OnPath.insert(S->Caller);
-    bool G = guardedImpl(S->Caller, Depth + 1, Limit, OnPath);
+    bool G = guardedImpl(S->Caller, Depth + 1, Limit, OnPath, EntryGuarded);
     OnPath.erase(S->Caller);
     if (!G)
       return false;
@@ -151,9 +152,20 @@ bool CallGraph::guardedOnEveryPath(const FunctionDecl *FD, unsigned Depth) const
     return Memo[Key] = false;
   llvm::SmallPtrSet<const FunctionDecl *, 8> OnPath;
   OnPath.insert(FD);
-  bool G = guardedImpl(FD, 0, Depth, OnPath);
+  bool G = guardedImpl(FD, 0, Depth, OnPath, nullptr);
   Memo[Key] = G;
   return G;
+}
+
+bool CallGraph::guardedOnEveryPath(
+    const FunctionDecl *FD, unsigned Depth,
+    llvm::function_ref<bool(const FunctionDecl *)> EntryGuarded) const {
+  if (!FD)
+    return false;
+  FD = FD->getCanonicalDecl();
+  llvm::SmallPtrSet<const FunctionDecl *, 8> OnPath;
+  OnPath.insert(FD);
+  return guardedImpl(FD, 0, Depth, OnPath, EntryGuarded);
 }
 
 bool CallGraph::chainImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,

@@ -100,6 +100,13 @@ public:
   }
   /// The same within \p Depth levels of calls (memoised per function and depth).
   bool guardedOnEveryPath(const FunctionDecl *FD, unsigned Depth) const;
+  /// The same, where an entry point of a chain (a function nobody here calls,
+  /// \p FD itself included) counts as guarded when \p EntryGuarded says so:
+  /// every call of it in other files holds a guard (the linked callers' side),
+  /// or, while a unit's own summaries are written, "assumed, and recorded".
+  /// Not memoised: \p EntryGuarded may record what it is asked.
+  bool guardedOnEveryPath(const FunctionDecl *FD, unsigned Depth,
+                          llvm::function_ref<bool(const FunctionDecl *)> EntryGuarded) const;
 
   /// One chain of unguarded calls from an entry point (a function nobody
   /// calls) down to \p FD, innermost call first; empty when there is none
@@ -138,7 +145,8 @@ public:
 
 private:
   bool guardedImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
-                   llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath) const;
+                   llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
+                   llvm::function_ref<bool(const FunctionDecl *)> EntryGuarded) const;
   bool chainImpl(const FunctionDecl *FD, unsigned Depth, unsigned Limit,
                  llvm::SmallPtrSetImpl<const FunctionDecl *> &OnPath,
                  llvm::function_ref<bool(const Site &)> Accept,

@@ -338,6 +338,8 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
                                Other.ResultReachesBackward.end());
   CalledGuarded.insert(Other.CalledGuarded.begin(), Other.CalledGuarded.end());
   CalledUnguarded.insert(Other.CalledUnguarded.begin(), Other.CalledUnguarded.end());
+  for (const auto &[USR, Entries] : Other.CalledUnguardedVia)
+    CalledUnguardedVia[USR].insert(Entries.begin(), Entries.end());
 }
 
 void SummaryDocument::composeCalls() {
@@ -355,6 +357,39 @@ void SummaryDocument::composeCalls() {
       }
     }
   }
+  composeGuards();
+}
+
+void SummaryDocument::composeGuards() {
+  if (CalledUnguardedVia.empty())
+    return;
+  // The least fixpoint: a function is called only under guards when none
+  // of its calls is unguarded and every entry point above its calls without
+  // a guard of their own is (none listed: guarded at every call).
+  std::set<std::string> Candidates = CalledGuarded;
+  for (const auto &[USR, Entries] : CalledUnguardedVia)
+    Candidates.insert(USR);
+  for (const std::string &USR : CalledUnguarded)
+    Candidates.erase(USR);
+  std::set<std::string> Guarded;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const std::string &USR : Candidates) {
+      if (Guarded.count(USR))
+        continue;
+      auto It = CalledUnguardedVia.find(USR);
+      if (It == CalledUnguardedVia.end() ||
+          llvm::all_of(It->second, [&](const std::string &E) { return Guarded.count(E) > 0; })) {
+        Guarded.insert(USR);
+        Changed = true;
+      }
+    }
+  }
+  for (const auto &[USR, Entries] : CalledUnguardedVia)
+    (Guarded.count(USR) ? CalledGuarded : CalledUnguarded).insert(USR);
+  for (const std::string &USR : CalledUnguarded)
+    CalledGuarded.erase(USR);
+  CalledUnguardedVia.clear();
 }
 
 std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
@@ -373,7 +408,10 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   for (const auto &[USR, S] : Unit.Functions)
     if (resultReachesBackward(USR))
       OS << "result reaches backward: " << USR << "\n";
+  std::set<std::string> Asked = Unit.ReadsCallers;
   for (const auto &[USR, S] : Unit.Functions)
+    Asked.insert(USR);
+  for (const std::string &USR : Asked)
     if (calledOnlyUnderGuards(USR))
       OS << "called only under guards: " << USR << "\n";
   return Out;
@@ -407,6 +445,12 @@ llvm::json::Value SummaryDocument::toJSON() const {
                                  {"calledUnguarded", &CalledUnguarded}})
     if (!Set->empty())
       O[Key] = llvm::json::Array(std::vector<llvm::json::Value>(Set->begin(), Set->end()));
+  if (!CalledUnguardedVia.empty()) {
+    llvm::json::Object Via;
+    for (const auto &[USR, Entries] : CalledUnguardedVia)
+      Via[USR] = llvm::json::Array(std::vector<llvm::json::Value>(Entries.begin(), Entries.end()));
+    O["calledUnguardedVia"] = std::move(Via);
+  }
   return O;
 }
 
@@ -437,6 +481,17 @@ std::string SummaryDocument::toText() const {
     Array("calledGuarded", CalledGuarded, USRValue);
   if (!CalledUnguarded.empty())
     Array("calledUnguarded", CalledUnguarded, USRValue);
+  if (!CalledUnguardedVia.empty()) {
+    OS << ",\n\"calledUnguardedVia\": {";
+    bool First = true;
+    for (const auto &[USR, Entries] : CalledUnguardedVia) {
+      OS << (First ? "\n" : ",\n") << llvm::json::Value(USR) << ": "
+         << llvm::json::Value(
+                llvm::json::Array(std::vector<llvm::json::Value>(Entries.begin(), Entries.end())));
+      First = false;
+    }
+    OS << "}";
+  }
   OS << "}\n";
   return Out;
 }
@@ -501,6 +556,23 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
       if (!USR)
         return Fail("\"" + Key + "\": expected strings");
       Into.insert(USR->str());
+    }
+  }
+  if (const llvm::json::Value *V = O->get("calledUnguardedVia")) {
+    const llvm::json::Object *Via = V->getAsObject();
+    if (!Via)
+      return Fail("\"calledUnguardedVia\": expected an object");
+    for (const auto &[USR, EntriesV] : *Via) {
+      const llvm::json::Array *A = EntriesV.getAsArray();
+      if (!A)
+        return Fail("\"calledUnguardedVia\": expected arrays of strings");
+      std::set<std::string> &Into = Doc.CalledUnguardedVia[USR.str()];
+      for (const llvm::json::Value &E : *A) {
+        std::optional<llvm::StringRef> Entry = E.getAsString();
+        if (!Entry)
+          return Fail("\"calledUnguardedVia\": expected arrays of strings");
+        Into.insert(Entry->str());
+      }
     }
   }
   return Doc;

@@ -15,7 +15,8 @@
 //        "readsSummaries": [USR...],               a unit's only (optional)
 //        "readsCallers": [USR...],                 a unit's only (optional)
 //        "calledGuarded": [USR...],                optional
-//        "calledUnguarded": [USR...]}              optional
+//        "calledUnguarded": [USR...],              optional
+//        "calledUnguardedVia": {USR: [USR...]}}    a unit's only (optional)
 //     A function's summary lists the functions of other units it calls
 //     ("externalCalls"); linking composes their effects into it
 //     (composeCalls), so chains of calls cross any number of files.
@@ -29,6 +30,14 @@
 //     (calledUnguarded). Linked, the union of each: every call
 //     in the project is guarded when USR is in the first and not in the
 //     second (a unit that does not compile adds nothing: unknown).
+//     "calledUnguardedVia" is a unit's call of USR that holds no guard of
+//     the unit's own, on chains of the unit's calls that start only at
+//     functions other files may call (the entry points listed): the call
+//     is guarded when each of those is, which only the link knows. Linking
+//     decides it (composeCalls): USR is called only under guards when every
+//     entry point listed for it is, over any number of files (a cycle of
+//     such entry points is not guarded); the linked document holds the
+//     decided sets and no "calledUnguardedVia".
 //   - "readsSummaries" and "readsCallers" are what the checks asked of the
 //     linked summaries while the unit was analysed (the USRs of functions
 //     it calls without defining them; those whose callers' side it asked
@@ -221,6 +230,11 @@ struct SummaryDocument {
   /// USRs (callers' side of the guard): called, every call guarded; called
   /// with a call that may run with autograd on.
   std::set<std::string> CalledGuarded, CalledUnguarded;
+  /// A unit's document only (composeCalls decides it): USR -> the entry
+  /// points of the unit (functions other files may call) at the top of the
+  /// unit's chains of calls down to a call of USR that hold no guard; the
+  /// call is guarded when each entry point is called only under guards.
+  std::map<std::string, std::set<std::string>> CalledUnguardedVia;
   /// A unit's document only: the USRs of the functions it calls without
   /// defining them (what it reads from linked summaries). Not linked.
   std::set<std::string> Uses;
@@ -239,7 +253,13 @@ struct SummaryDocument {
   /// limit of MaxSummaryDepth applies), and an unguarded forward pass only
   /// through calls no guard covers. A cycle of calls across files ends.
   /// The result does not depend on the order the units were merged in.
+  /// Then the callers' side of the guard over chains of files: each
+  /// CalledUnguardedVia entry becomes CalledGuarded when every entry point
+  /// it lists is called only under guards (the least fixpoint: a cycle is
+  /// not guarded), CalledUnguarded otherwise.
   void composeCalls();
+  /// The second part of composeCalls (the callers' guards), by itself.
+  void composeGuards();
   /// What the analysis of \p Unit reads from this linked document: the
   /// summaries of the functions it uses or asked for (Uses, ReadsSummaries)
   /// and the callers' side of those it defines, as text (equal texts: equal

@@ -405,24 +405,44 @@ double report(Net &m, torch::Tensor x) { torch::NoGradGuard g; return evaluate_b
 static double inner(Net &m, torch::Tensor x) { return evaluate_batch(m, x).sum().item<double>(); }
 double outer(Net &m, torch::Tensor x) { torch::NoGradGuard g; return inner(m, x); }
 )cpp", "guarded.cpp");
-  // One call guarded, one not: unguarded.
+  // One call guarded, one not: unguarded (main is nobody else's to call).
   SummaryDocument Mixed = WriteUnit(R"cpp(
 double a(Net &m, torch::Tensor x) { torch::NoGradGuard g; return evaluate_batch(m, x).sum().item<double>(); }
-double b(Net &m, torch::Tensor x) { return evaluate_batch(m, x).sum().item<double>(); }
+int main() { Net m; return evaluate_batch(m, torch::ones({2})).sum().item<int>(); }
 )cpp", "mixed.cpp");
+  // No guard of its own, below a function other files may call: guarded
+  // when that one is (decided by the link).
+  SummaryDocument Open = WriteUnit(R"cpp(
+double b(Net &m, torch::Tensor x) { return evaluate_batch(m, x).sum().item<double>(); }
+)cpp", "open.cpp");
   auto Use = parse(Decl, "decl.cpp");
   std::string USR = usrOf(Use->declared("evaluate_batch"));
   ASSERT_FALSE(USR.empty());
   EXPECT_EQ(Guarded.CalledGuarded, std::set<std::string>{USR});
   EXPECT_TRUE(Guarded.CalledUnguarded.empty());
+  EXPECT_TRUE(Guarded.CalledUnguardedVia.empty());
   EXPECT_EQ(Mixed.CalledUnguarded, std::set<std::string>{USR});
   EXPECT_TRUE(Mixed.CalledGuarded.empty());
+  EXPECT_TRUE(Mixed.CalledUnguardedVia.empty());
+  EXPECT_TRUE(Open.CalledUnguarded.empty());
+  ASSERT_EQ(Open.CalledUnguardedVia.size(), 1u);
+  EXPECT_EQ(Open.CalledUnguardedVia.begin()->first, USR);
+  ASSERT_EQ(Open.CalledUnguardedVia.begin()->second.size(), 1u);
+  EXPECT_NE(Open.CalledUnguardedVia.begin()->second.begin()->find("@F@b#"), std::string::npos);
 
   // Round trip of the fields.
-  auto Back = parseSummaryDocument(Mixed.toText());
-  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
-  EXPECT_EQ(Back->CalledUnguarded, Mixed.CalledUnguarded);
-  EXPECT_EQ(Back->toText(), Mixed.toText());
+  for (const SummaryDocument *D : {&Mixed, &Open}) {
+    auto Back = parseSummaryDocument(D->toText());
+    ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+    EXPECT_EQ(Back->CalledUnguarded, D->CalledUnguarded);
+    EXPECT_EQ(Back->CalledUnguardedVia, D->CalledUnguardedVia);
+    EXPECT_EQ(Back->toText(), D->toText());
+  }
+  // Nobody calls b: its call of evaluate_batch is not guarded.
+  SummaryDocument OpenAlone = Open;
+  OpenAlone.composeCalls();
+  EXPECT_FALSE(OpenAlone.calledOnlyUnderGuards(USR));
+  EXPECT_TRUE(OpenAlone.CalledUnguardedVia.empty());
 
   // The defining unit asks; what it asked decides whether the link changes it.
   auto Definer = parse(R"cpp(
@@ -470,6 +490,96 @@ torch::Tensor evaluate_batch(Net &m, torch::Tensor x) { return m->forward(x); }
   EXPECT_EQ(Other.configure(Path, ""), "");
   EXPECT_FALSE(Other.calledOnlyUnderGuardsElsewhere(Def));
   llvm::sys::fs::remove(Path);
+}
+
+// The callers' side of the guard over chains of files: a call with no guard
+// of its own is guarded when each function at the top of its chain in its
+// unit is called only under guards elsewhere, through any number of files.
+TEST(Link, CallersGuardsComposeOverChainsOfFiles) {
+  const char *Decls = R"cpp(
+torch::Tensor evaluate_batch(Net &m, torch::Tensor x);
+torch::Tensor stage(Net &m, torch::Tensor x);
+torch::Tensor detect(Net &m, torch::Tensor x);
+)cpp";
+  auto WriteUnit = [&](llvm::StringRef Code, llvm::StringRef Name) {
+    auto U = parse(std::string(Decls) + Code.str(), Name);
+    llvm::SmallString<128> Out;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-chain", "json", Out));
+    EXPECT_EQ(U->Core.configure("", Out), "");
+    U->Core.summaries(U->ctx());
+    EXPECT_EQ(U->Core.endTranslationUnit(), "");
+    auto Doc = readSummaryFile(Out);
+    llvm::sys::fs::remove(Out);
+    EXPECT_TRUE(bool(Doc));
+    return Doc ? std::move(*Doc) : SummaryDocument();
+  };
+  // app.cpp -> detect (pipeline.cpp) -> stage (mid.cpp) -> evaluate_batch.
+  SummaryDocument Mid = WriteUnit(R"cpp(
+static torch::Tensor inner(Net &m, torch::Tensor x) { return evaluate_batch(m, x); }
+torch::Tensor stage(Net &m, torch::Tensor x) { return inner(m, x) * 2; }
+)cpp", "mid.cpp");
+  SummaryDocument Pipeline = WriteUnit(R"cpp(
+torch::Tensor detect(Net &m, torch::Tensor x) { return stage(m, x); }
+)cpp", "pipeline.cpp");
+  SummaryDocument App = WriteUnit(R"cpp(
+double bench(Net &m, torch::Tensor x) { torch::NoGradGuard g; return detect(m, x).sum().item<double>(); }
+)cpp", "app.cpp");
+  SummaryDocument Unguarded = WriteUnit(R"cpp(
+int main() { Net m; return detect(m, torch::ones({2})).sum().item<int>(); }
+)cpp", "tool.cpp");
+  // A static function at the top of the chain: nobody elsewhere can guard it.
+  SummaryDocument Hidden = WriteUnit(R"cpp(
+static torch::Tensor local_only(Net &m, torch::Tensor x) { return evaluate_batch(m, x); }
+torch::Tensor use(Net &m, torch::Tensor x);
+)cpp", "hidden.cpp");
+  auto Use = parse(Decls, "decl.cpp");
+  std::string Eval = usrOf(Use->declared("evaluate_batch"));
+  std::string Stage = usrOf(Use->declared("stage"));
+  std::string Detect = usrOf(Use->declared("detect"));
+  EXPECT_EQ(Mid.CalledUnguardedVia[Eval], std::set<std::string>{Stage});
+  EXPECT_EQ(Pipeline.CalledUnguardedVia[Stage], std::set<std::string>{Detect});
+  EXPECT_EQ(App.CalledGuarded, std::set<std::string>{Detect});
+  EXPECT_TRUE(Hidden.CalledUnguardedVia.empty()); // local_only is never called
+
+  auto Link = [](std::initializer_list<const SummaryDocument *> Docs) {
+    SummaryDocument L;
+    for (const SummaryDocument *D : Docs)
+      L.merge(*D);
+    L.composeCalls();
+    return L;
+  };
+  // Guarded two files up, in any order of the units.
+  SummaryDocument All = Link({&Mid, &Pipeline, &App});
+  EXPECT_TRUE(All.calledOnlyUnderGuards(Eval));
+  EXPECT_TRUE(All.calledOnlyUnderGuards(Stage));
+  EXPECT_TRUE(All.calledOnlyUnderGuards(Detect));
+  EXPECT_TRUE(All.CalledUnguardedVia.empty());
+  EXPECT_EQ(Link({&App, &Mid, &Pipeline}).toText(), All.toText());
+  // A link of a linked document with nothing new changes nothing.
+  SummaryDocument Again = All;
+  Again.composeCalls();
+  EXPECT_EQ(Again.toText(), All.toText());
+  // One unguarded call at the top: every call below it is unguarded.
+  SummaryDocument Some = Link({&Mid, &Pipeline, &App, &Unguarded});
+  EXPECT_FALSE(Some.calledOnlyUnderGuards(Detect));
+  EXPECT_FALSE(Some.calledOnlyUnderGuards(Stage));
+  EXPECT_FALSE(Some.calledOnlyUnderGuards(Eval));
+  EXPECT_EQ(Link({&Unguarded, &App, &Pipeline, &Mid}).toText(), Some.toText());
+  // A link in the middle missing (it did not compile): unknown, not guarded.
+  EXPECT_FALSE(Link({&Mid, &App}).calledOnlyUnderGuards(Eval));
+
+  // A cycle of files with no guard anywhere is not guarded.
+  SummaryDocument F = WriteUnit(R"cpp(
+torch::Tensor g(Net &m, torch::Tensor x);
+torch::Tensor f(Net &m, torch::Tensor x) { return g(m, x) + evaluate_batch(m, x); }
+)cpp", "f.cpp");
+  SummaryDocument G = WriteUnit(R"cpp(
+torch::Tensor f(Net &m, torch::Tensor x);
+torch::Tensor g(Net &m, torch::Tensor x) { return f(m, x); }
+)cpp", "g.cpp");
+  SummaryDocument Cycle = Link({&F, &G});
+  EXPECT_FALSE(Cycle.calledOnlyUnderGuards(Eval));
+  EXPECT_EQ(Cycle.CalledUnguarded.count(Eval), 1u);
 }
 
 // FunctionSummary::LoopEvents: what a call adds to a caller's training loop

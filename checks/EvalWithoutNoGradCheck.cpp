@@ -39,6 +39,7 @@
 #include "EvalWithoutNoGradCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
+#include "utils/Escapes.h"
 #include "utils/ExecutionOrder.h"
 #include "utils/GradGuards.h"
 #include "utils/History.h"
@@ -165,294 +166,6 @@ public:
 private:
   llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded;
 };
-
-/// True when \p D is storage of the function's own: a local variable that is
-/// not a parameter, a static, a reference, a pointer or a smart pointer.
-bool isOwnStorage(const ValueDecl *D) {
-  const auto *VD = dyn_cast_or_null<VarDecl>(D);
-  if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
-    return false;
-  QualType T = VD->getType();
-  if (T->isReferenceType() || T->isPointerType())
-    return false;
-  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-  return !(RD && RD->isInStdNamespace() && RD->getIdentifier() &&
-           llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
-                              RD->getName()));
-}
-
-bool tensorish(QualType T) { return !T.isNull() && mayHoldTensor(T.getNonReferenceType()); }
-
-/// A function or class of LibTorch or the standard library (they keep no
-/// tensor they are given, but for std::swap / std::exchange).
-bool isLibraryDecl(const Decl *D) {
-  const DeclContext *DC = D->getDeclContext();
-  const NamespaceDecl *Top = nullptr;
-  for (; DC && !DC->isTranslationUnit(); DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      Top = NS;
-  return Top && (Top->isStdNamespace() || isNamed(Top, names::TorchNamespace) ||
-                 isNamed(Top, names::AtNamespace) || isNamed(Top, names::C10Namespace));
-}
-
-/// The user's forward methods that a module holder's call \p Op runs (the
-/// forward of the class the holder holds, when that class is the user's).
-llvm::SmallVector<const CXXMethodDecl *, 2> heldForwards(const CXXOperatorCallExpr *Op) {
-  llvm::SmallVector<const CXXMethodDecl *, 2> Result;
-  const CXXRecordDecl *Holder = classOf(Op->getArg(0)->getType());
-  llvm::SmallVector<const CXXRecordDecl *, 4> Work;
-  llvm::SmallPtrSet<const CXXRecordDecl *, 4> Seen;
-  if (Holder)
-    Work.push_back(Holder);
-  while (!Work.empty()) { // the holder's bases up to ModuleHolder<Impl>
-    const CXXRecordDecl *RD = Work.pop_back_val();
-    if (!RD || !Seen.insert(RD).second || !RD->hasDefinition())
-      continue;
-    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-        Spec && isNamed(Spec, names::ModuleHolder) && Spec->getTemplateArgs().size() >= 1 &&
-        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type) {
-      if (const CXXRecordDecl *Impl = classOf(Spec->getTemplateArgs()[0].getAsType()))
-        for (const CXXMethodDecl *MD : Impl->methods())
-          if (MD->getIdentifier() && MD->getName() == "forward" && !isLibraryDecl(MD))
-            Result.push_back(MD);
-      continue;
-    }
-    for (const CXXBaseSpecifier &Base : RD->bases())
-      Work.push_back(classOf(Base.getType()));
-  }
-  return Result;
-}
-
-/// Finds a way for a tensor computed in a body to outlive it (the
-/// conservative side of resultsStayIn: anything it cannot follow counts).
-///
-/// With a history analysis (the inference rule, keepsNoHistory), only a value
-/// that carries autograd history counts: a write, an insertion or an argument
-/// escapes when that value carries history in the body; a call of a user
-/// function with such an argument escapes unless \p Callee says that function
-/// keeps none of it (returning it is allowed: the caller's history analysis
-/// follows the result). Returns are not this walk's: the caller asks
-/// HistoryAnalysis::returnsHistory where it matters.
-class EscapeFinder : public RecursiveASTVisitor<EscapeFinder> {
-public:
-  using CalleePolicy = llvm::function_ref<bool(const FunctionDecl *)>;
-  EscapeFinder() = default;
-  /// \p State: the data members and globals of tensor type the body reads
-  /// (a module's parameters among them): a value computed from one counts as
-  /// carrying history too.
-  /// \p Own: the body's analysis without the parameters as sources, for a
-  /// parameter rewritten from itself (`src = src.to(device)`: the caller
-  /// gets back what it gave, converted).
-  EscapeFinder(const HistoryAnalysis &History, const HistoryAnalysis &Own, CalleePolicy Callee,
-               llvm::ArrayRef<const ValueDecl *> State, llvm::ArrayRef<ParmVarDecl *> Params)
-      : History(&History), Own(&Own), Callee(Callee), State(State), Params(Params) {}
-
-  bool Escapes = false;
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitLambdaExpr(LambdaExpr *) { return escape(); } // it may outlive the call
-  bool VisitCXXNewExpr(CXXNewExpr *New) { return tensorish(New->getAllocatedType()) ? escape() : true; }
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->hasLocalStorage() || !tensorish(VD->getType()))
-      return true;
-    return !History || !VD->getInit() || carries(VD->getInit()) ? escape() : true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    return B->isAssignmentOp() &&
-                   writeLeaves(B->getLHS(), B->getRHS(), B->getOpcode() == BO_Assign)
-               ? escape()
-               : true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-    if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      return writeLeaves(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal) ? escape()
-                                                                                      : true;
-    if (History && isForwardCall(Op)) // a holder's call runs its module's forward
-      for (const CXXMethodDecl *Fwd : heldForwards(Op))
-        if (!Callee(Fwd))
-          return escape();
-    const FunctionDecl *FD = Op->getDirectCallee();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) && !keepsNothing(Op) ? escape() : true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    const Expr *Obj = MC->getImplicitObjectArgument();
-    if (!MD || !Obj)
-      return escape();
-    // Tensor's in-place methods are const members named with a trailing '_'.
-    bool Mutates = !MD->isConst() || (MD->getIdentifier() && MD->getName().ends_with("_"));
-    QualType ObjType = Obj->getType();
-    if (ObjType->isPointerType())
-      ObjType = ObjType->getPointeeType();
-    if (Mutates && tensorish(ObjType) && !isOwnStorage(storageVariable(Obj)) &&
-        (!History || passesTensor(MC, 0)))
-      return escape();
-    if (isLibraryDecl(MD))
-      return true;
-    if (isForwardCall(MC))
-      return !History || keepsNothing(MC) ? true : escape(); // a forward of the user's may keep state
-    return passesTensor(MC, 0) && !keepsNothing(MC) ? escape() : true;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
-      return true;
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-        llvm::is_contained({"swap", "exchange", "iter_swap"}, FD->getName()))
-      return escape();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) && !keepsNothing(Call) ? escape() : true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    const CXXConstructorDecl *Ctor = Construct->getConstructor();
-    if (!Ctor || isLibraryDecl(Ctor->getParent()))
-      return true;
-    for (const Expr *Arg : Construct->arguments())
-      if (tensorish(Arg->getType()) && carries(Arg))
-        return escape();
-    return true;
-  }
-  bool VisitInitListExpr(InitListExpr *Init) {
-    const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl();
-    if (!RD || isLibraryDecl(RD))
-      return true;
-    for (const Expr *E : Init->inits())
-      if (E && tensorish(E->getType()) && carries(E))
-        return escape();
-    return true;
-  }
-
-private:
-  bool escape() {
-    Escapes = true;
-    return false; // stops the walk
-  }
-  /// Without a history analysis every tensor counts.
-  bool carries(const Expr *E) const {
-    return !History || History->carriesHistory(E) ||
-           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(E, V); });
-  }
-  /// \p Value written to \p Target outlives the body with its history
-  /// (\p Rebinds: a plain `=`, which gives a by-value tensor parameter a new
-  /// tensor without touching the caller's).
-  bool writeLeaves(const Expr *Target, const Expr *Value, bool Rebinds) const {
-    if (!writesOut(Target))
-      return false;
-    if (!History)
-      return true;
-    const auto *Param = dyn_cast_or_null<ParmVarDecl>(storageVariable(Target));
-    if (!Param || !Own)
-      return carries(Value);
-    if (Rebinds && !Param->getType()->isReferenceType() && !Param->getType()->isPointerType() &&
-        namedVariable(Target) == Param)
-      return false; // the function's own copy of the handle
-    // A parameter rewritten: only history that is not its own leaves.
-    return Own->carriesHistory(Value) ||
-           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(Value, V); }) ||
-           llvm::any_of(Params, [&](const ParmVarDecl *Q) {
-             return Q != Param && tensorish(Q->getType()) && History->dependsOn(Value, Q);
-           });
-  }
-  /// \p E is written: a tensor outlives the body unless \p E is the
-  /// function's own storage (or holds no tensor).
-  static bool writesOut(const Expr *E) {
-    return tensorish(E->getType()) && !isOwnStorage(storageVariable(E));
-  }
-  bool passesTensor(const CallExpr *Call, unsigned From) const {
-    for (unsigned I = From; I < Call->getNumArgs(); ++I)
-      if (tensorish(Call->getArg(I)->getType()) && carries(Call->getArg(I)))
-        return true;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call); MC && History)
-      if (const Expr *Obj = MC->getImplicitObjectArgument())
-        return tensorish(Obj->getType()) && carries(Obj);
-    return false;
-  }
-  /// The user function \p Call calls keeps nothing it is given (the history
-  /// rule only; a call that cannot be followed keeps).
-  bool keepsNothing(const CallExpr *Call) const {
-    if (!History)
-      return false;
-    const FunctionDecl *FD = Call->getDirectCallee();
-    return FD && !isVirtualDispatch(Call) && Callee(FD);
-  }
-
-  const HistoryAnalysis *History = nullptr;
-  const HistoryAnalysis *Own = nullptr;
-  CalleePolicy Callee;
-  llvm::ArrayRef<const ValueDecl *> State;
-  llvm::ArrayRef<ParmVarDecl *> Params;
-
-public:
-  /// The history rule's question for a value that leaves by `return`.
-  bool carriesHistory(const Expr *E) const { return carries(E); }
-};
-
-/// True when no tensor \p FD computes can reach autograd after it returns:
-/// it returns no tensor, and nothing in its body lets one outlive it
-/// (EscapeFinder).
-bool resultsStayIn(const FunctionDecl *FD) {
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Def->getBody() || tensorish(Def->getReturnType()) || Def->isDependentContext())
-    return false;
-  EscapeFinder Finder;
-  Finder.TraverseStmt(Def->getBody());
-  return !Finder.Escapes;
-}
-
-/// The return values of a body (not of its lambdas) and the data members and
-/// globals of tensor type it names: what the inference rule asks about.
-class StateAndReturns : public RecursiveASTVisitor<StateAndReturns> {
-public:
-  llvm::SmallVector<const Expr *, 4> Returns;
-  llvm::SmallVector<const ValueDecl *, 8> State;
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitReturnStmt(ReturnStmt *R) {
-    if (const Expr *V = R->getRetValue())
-      Returns.push_back(V);
-    return true;
-  }
-  bool VisitMemberExpr(MemberExpr *ME) {
-    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-      add(Field);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && !VD->hasLocalStorage())
-      add(VD);
-    return true;
-  }
-
-private:
-  void add(const ValueDecl *V) {
-    if (tensorish(V->getType()) && !llvm::is_contained(State, V))
-      State.push_back(V);
-  }
-};
-
-/// True when \p E's value may come from a call of a user function the
-/// translation unit does not define (through the local variables it reads,
-/// not through a call that cuts history):
-/// such a function may run a forward pass of its own whose history the
-/// caller returns.
-bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTContext &Ctx) {
-  llvm::SmallVector<const Stmt *, 8> Work{E};
-  llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
-  while (!Work.empty()) {
-    const Stmt *S = Work.pop_back_val();
-    if (!S || (isa<Expr>(S) && cutsHistory(cast<Expr>(S)))) // argmax, item, detach...
-      continue;
-    if (const auto *Call = dyn_cast<CallExpr>(S))
-      if (const FunctionDecl *FD = Call->getDirectCallee();
-          FD && isUserFunction(FD, Ctx) && !FD->isDefined() && !isForwardCall(Call))
-        return true;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-          VD && VD->hasLocalStorage() && Seen.insert(VD).second)
-        for (const Expr *Def : History.definitions(VD))
-          Work.push_back(Def);
-    for (const Stmt *Child : S->children())
-      Work.push_back(Child);
-  }
-  return false;
-}
 
 /// The names of the variables a body declares (its lambdas' included).
 class NameCollector : public RecursiveASTVisitor<NameCollector> {
@@ -966,12 +679,19 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
   if (!First)
     return;
   // A helper of another file whose result may carry history: what the
-  // function does with that result is not followed as a forward's is.
+  // function does with that result is followed when the body's history
+  // analysis sees history in it too (an argument, the parameters taken to
+  // carry history, brings it: `policy.sample(observation)`); otherwise the
+  // function stays silent.
   for (const auto &Fwd : S.Facts.Forwards)
-    if (Fwd.Elsewhere)
-      if (const FunctionSummary *Ext = core().externalSummary(Fwd.Helper);
-          !Ext || Ext->ReturnsHistory || Ext->ReturnsHistoryFromArgs)
+    if (Fwd.Elsewhere) {
+      const FunctionSummary *Ext = core().externalSummary(Fwd.Helper);
+      if (!Ext)
         return;
+      if ((Ext->ReturnsHistory || Ext->ReturnsHistoryFromArgs) &&
+          !core().historyOf(S.FD, Ctx, /*ParamsCarry=*/true).carriesHistory(Fwd.Call))
+        return;
+    }
   // A function whose result carries history (whatever its arguments, or from
   // them: the parameters are taken to carry history below) is decided by its
   // history summary alone, before the unit's summaries and the escape walk
@@ -981,7 +701,7 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
   if (const FunctionSummary *Sum = core().summaries(Ctx).lookup(S.FD);
       Sum && (Sum->trains(CallDepth) || FunctionSummary::reaches(Sum->ZeroGrad, CallDepth)))
     return;
-  if (!historyStaysIn(S.FD, Ctx, CallDepth, /*ResultMayCarry=*/false))
+  if (!core().escapes(Ctx).historyStaysIn(S.FD, Ctx, CallDepth, /*ResultMayCarry=*/false))
     return;
   Finding F{S.FD, warnLoc(First->Call), First->Call->getSourceRange(), Finding::Inference,
             S.FD->getLocation(), S.FD->getNameAsString(), {}, {}, false, {}};
@@ -989,41 +709,6 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
   startOfBodyFix(F, S.Body, *SM);
   Findings.push_back(std::move(F));
   S.Found = true;
-}
-
-bool EvalWithoutNoGradCheck::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx,
-                                            unsigned Budget, bool ResultMayCarry) {
-  // The parameters are taken to carry history: a guard over the whole body
-  // would cut a history that the caller's values bring in, too.
-  const Stmt *Body = FD->getBody();
-  const HistoryAnalysis &History = core().historyOf(FD, Ctx, /*ParamsCarry=*/true);
-  StateAndReturns Seen;
-  Seen.TraverseStmt(const_cast<Stmt *>(Body));
-  auto KeepsNothing = [&](const FunctionDecl *Callee) { return keepsNoHistory(Callee, Ctx, Budget); };
-  EscapeFinder Finder(History, core().historyOf(FD, Ctx), KeepsNothing, Seen.State,
-                      FD->parameters());
-  Finder.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Finder.Escapes)
-    return false;
-  return ResultMayCarry || llvm::none_of(Seen.Returns, [&](const Expr *R) {
-           return tensorish(R->getType()) &&
-                  (Finder.carriesHistory(R) || reachesUnseenCall(R, History, Ctx));
-         });
-}
-
-bool EvalWithoutNoGradCheck::keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx,
-                                            unsigned Budget) {
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Def->getBody() || Budget == 0 || Def->isDependentContext() ||
-      !isUserFunction(Def, Ctx))
-    return false;
-  auto Key = std::make_pair(Def->getCanonicalDecl(), Budget);
-  if (auto It = NoHistoryKept.find(Key); It != NoHistoryKept.end())
-    return It->second; // a recursive call in progress reads "keeps"
-  NoHistoryKept[Key] = false;
-  bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true);
-  NoHistoryKept[Key] = Result;
-  return Result;
 }
 
 bool EvalWithoutNoGradCheck::silenced(const Finding &F) {
@@ -1081,7 +766,6 @@ void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
   Findings.clear();
   Unit = nullptr;
   Helpers.clear();
-  NoHistoryKept.clear();
   DeclaredNames.clear();
   ResultsStay.clear();
 }

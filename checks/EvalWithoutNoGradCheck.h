@@ -75,15 +75,6 @@ private:
   /// with autograd history leave it.
   bool mayBeInference(const Scan &S) const;
   void findInference(Scan &S, ASTContext &Ctx);
-  /// No value with autograd history that \p FD computes or is given (its
-  /// parameters are taken to carry history) outlives its call, but through
-  /// its result when \p ResultMayCarry; user functions it hands such a value
-  /// are followed \p Budget levels (keepsNoHistory).
-  bool historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
-                      bool ResultMayCarry);
-  /// historyStaysIn of a user function's definition with its result allowed
-  /// to carry history (memoised; a recursive call reads false).
-  bool keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
   // reportAtEndOfUnit's steps.
   bool silenced(const Finding &F);
   void emit(const Finding &F);
@@ -118,8 +109,6 @@ private:
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
-  /// keepsNoHistory, per function and budget.
-  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> NoHistoryKept;
   /// The names each function with a finding declares (guardDeclaration).
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<StringRef, 8>> DeclaredNames;
   const SourceManager *SM = nullptr;

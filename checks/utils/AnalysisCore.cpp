@@ -1,6 +1,7 @@
 //===--- AnalysisCore.cpp - libtorch-tidy ---------------------------------===//
 
 #include "AnalysisCore.h"
+#include "Escapes.h"
 #include "FunctionDispatch.h"
 #include "GradGuards.h"
 #include "LoopVariables.h"
@@ -421,6 +422,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Loops.clear();
   LinkedLoops.clear();
   Summaries.reset();
+  Escapes.reset();
   History.reset();
   HistorySites.clear();
   Calls.reset();
@@ -510,6 +512,14 @@ HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
     });
   }
   return *History;
+}
+
+HistoryEscapes &AnalysisCore::escapes(ASTContext &Ctx) {
+  HistoryFunctions &H = history(Ctx);
+  if (!Escapes)
+    Escapes = std::make_unique<HistoryEscapes>(
+        H, [this](const FunctionDecl *FD) { return keepsNoHistoryElsewhere(FD); });
+  return *Escapes;
 }
 
 // ---- history ----------------------------------------------------------------
@@ -658,6 +668,19 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
   return External ? External->lookup(USR) : nullptr;
 }
 
+bool AnalysisCore::keepsNoHistoryElsewhere(const FunctionDecl *FD) const {
+  if (!FD)
+    return false;
+  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
+    return false; // defined here: its own body decides
+  std::string USR = usrOf(SummaryTable::key(FD));
+  if (USR.empty())
+    return false;
+  ReadsKeeps.insert(USR);
+  const FunctionSummary *S = External ? External->lookup(USR) : nullptr;
+  return S && S->KeepsNoHistory;
+}
+
 std::string AnalysisCore::askCallers(const FunctionDecl *FD) const {
   std::string USR = FD ? usrOf(SummaryTable::key(FD)) : std::string();
   if (!USR.empty())
@@ -721,17 +744,38 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
   }
 }
 
+void AnalysisCore::recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc) {
+  // What other files ask (Escapes.h): only about a call that hands the
+  // function a value that may hold a tensor.
+  // A template's instantiations share one summary: kept only when each says so.
+  std::set<std::string> Seen;
+  for (const FunctionDecl *FD : userFunctions(Ctx)) {
+    if (!FD->hasBody() || FD->isDependentContext() ||
+        llvm::none_of(FD->parameters(), [](const ParmVarDecl *P) { return tensorish(P->getType()); }))
+      continue;
+    std::string USR = usrOf(SummaryTable::key(FD));
+    auto It = Doc.Functions.find(USR);
+    if (It == Doc.Functions.end())
+      continue;
+    bool Keeps = escapes(Ctx).keepsNoHistory(FD, Ctx, DefaultCallDepth);
+    bool &Flag = It->second.KeepsNoHistory;
+    Flag = Seen.insert(USR).second ? Keeps : Flag && Keeps;
+  }
+}
+
 std::string AnalysisCore::endTranslationUnit() {
   if (OutputPath.empty())
     return {};
   // Every check ends its part of the unit here: write once per change.
-  auto State = std::make_tuple(!Stale && Current, ReadsSummaries.size(), ReadsCallers.size());
+  auto State = std::make_tuple(!Stale && Current, ReadsSummaries.size(), ReadsCallers.size(),
+                               ReadsKeeps.size());
   if (Written == State)
     return {};
   Written = State;
   SummaryDocument Doc;
   if (!Stale && Current) {
     Doc = summaries(*Current).document();
+    recordKeepsNoHistory(*Current, Doc);
     // Only a unit that calls functions of other files has a callers' side
     // of the guard (the call graph is built for it then).
     if (!Doc.Uses.empty())
@@ -739,6 +783,7 @@ std::string AnalysisCore::endTranslationUnit() {
   }
   Doc.ReadsSummaries = ReadsSummaries;
   Doc.ReadsCallers = ReadsCallers;
+  Doc.ReadsKeeps = ReadsKeeps;
   if (llvm::Error E = writeSummaryFile(OutputPath, Doc))
     return "option TorchSummariesOutput: " + llvm::toString(std::move(E));
   return {};

@@ -92,6 +92,8 @@
 
 namespace clang::tidy::torch_check {
 
+class HistoryEscapes;
+
 class SummaryTable;
 class FunctionDispatch;
 
@@ -255,6 +257,7 @@ public:
     Stale = true;
     ReadsSummaries.clear();
     ReadsCallers.clear();
+    ReadsKeeps.clear();
     Written.reset();
   }
 
@@ -279,6 +282,10 @@ public:
   /// (SummaryDocument::calledOnlyUnderGuards). The question is recorded
   /// (ReadsCallers).
   bool calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const;
+  /// True when \p FD has no definition in the translation unit and its
+  /// linked summary says a call keeps no value with history
+  /// (FunctionSummary::KeepsNoHistory). The question is recorded (ReadsKeeps).
+  bool keepsNoHistoryElsewhere(const FunctionDecl *FD) const;
   /// True when the translation unit's summaries are to be written.
   bool writesSummaries() const { return !OutputPath.empty(); }
   /// A check's part of the translation unit ends: writes the unit's
@@ -315,6 +322,10 @@ public:
 
   /// The history summaries of the translation unit (History.h), shared.
   HistoryFunctions &history(ASTContext &Ctx);
+  /// Which values with history outlive a function (Escapes.h), over the
+  /// history summaries and, for functions of other files, the linked
+  /// summaries (externalSummary: the question is recorded).
+  HistoryEscapes &escapes(ASTContext &Ctx);
 
   // ---- history (torch-carried-history, torch-accumulated-history,
   // torch-history-in-container) ----------------------------------------------
@@ -361,6 +372,8 @@ private:
   /// The USR of \p FD for a question about its callers in other files,
   /// recorded (ReadsCallers); empty when it has none.
   std::string askCallers(const FunctionDecl *FD) const;
+  /// FunctionSummary::KeepsNoHistory of the unit's functions, into \p Doc.
+  void recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc);
 
   ASTContext *Current = nullptr;
   bool Stale = true;
@@ -370,6 +383,7 @@ private:
       Loops, LinkedLoops;
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
+  std::unique_ptr<HistoryEscapes> Escapes;
   llvm::DenseMap<unsigned, std::unique_ptr<CallSiteGuards>> HistorySites;
   std::unique_ptr<CallGraph> Calls;
   std::vector<const FunctionDecl *> Functions;
@@ -381,11 +395,11 @@ private:
   // What the checks asked of the linked summaries in this translation unit
   // (recorded with or without a linked document: the driver decides from
   // them whether the unit's findings depend on other files).
-  mutable std::set<std::string> ReadsSummaries, ReadsCallers;
+  mutable std::set<std::string> ReadsSummaries, ReadsCallers, ReadsKeeps;
   /// What the last endTranslationUnit wrote (whether the summaries were
   /// built, how many questions of each kind): the questions only grow within
   /// a translation unit, so the same figures mean the same document.
-  std::optional<std::tuple<bool, size_t, size_t>> Written;
+  std::optional<std::tuple<bool, size_t, size_t, size_t>> Written;
 };
 
 } // namespace clang::tidy::torch_check

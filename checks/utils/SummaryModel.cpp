@@ -16,7 +16,8 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Step == B.Step && A.ZeroGrad == B.ZeroGrad && A.Train == B.Train &&
          A.Eval == B.Eval && A.Sync == B.Sync && A.SyncEveryCall == B.SyncEveryCall && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
-         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs && A.Params == B.Params &&
+         A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs &&
+         A.KeepsNoHistory == B.KeepsNoHistory && A.Params == B.Params &&
          A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
          A.MembersLeaving == B.MembersLeaving && A.ExternalCalls == B.ExternalCalls;
 }
@@ -27,6 +28,7 @@ bool FunctionSummary::isEmpty() const {
   None.Name = Name;
   None.Params.resize(Params.size());
   None.ExternalCalls = ExternalCalls; // calls are not effects
+  None.KeepsNoHistory = KeepsNoHistory; // information asked on its own (ReadsKeeps)
   return *this == None;
 }
 
@@ -69,6 +71,8 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
                        {"returnsHistory", S.ReturnsHistory},
                        {"returnsHistoryFromArgs", S.ReturnsHistoryFromArgs},
                        {"params", std::move(Params)}};
+  if (S.KeepsNoHistory)
+    O["keepsNoHistory"] = true;
   if (!S.LoopEvents.empty()) {
     llvm::json::Array Events;
     for (const std::string &E : S.LoopEvents)
@@ -149,7 +153,8 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
   llvm::json::ObjectMapper M(V, P);
   if (!M || !M.map("usr", S.USR) || !M.map("name", S.Name) ||
       !M.map("disablesGrad", S.DisablesGrad) || !M.map("returnsHistory", S.ReturnsHistory) ||
-      !M.map("returnsHistoryFromArgs", S.ReturnsHistoryFromArgs))
+      !M.map("returnsHistoryFromArgs", S.ReturnsHistoryFromArgs) ||
+      !M.mapOptional("keepsNoHistory", S.KeepsNoHistory))
     return false;
   struct {
     llvm::StringRef Key;
@@ -277,6 +282,8 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   Into.DisablesGrad |= From.DisablesGrad;
   Into.ReturnsHistory |= From.ReturnsHistory;
   Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;
+  // Information ("keeps nothing"): only when both say it.
+  Into.KeepsNoHistory = Into.KeepsNoHistory && From.KeepsNoHistory;
   if (Into.Params.size() < From.Params.size())
     Into.Params.resize(From.Params.size());
   for (size_t I = 0; I < From.Params.size(); ++I) {
@@ -399,6 +406,7 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   // of a class whose method it calls: torch-accumulated-history).
   std::set<std::string> Read = Unit.Uses;
   Read.insert(Unit.ReadsSummaries.begin(), Unit.ReadsSummaries.end());
+  Read.insert(Unit.ReadsKeeps.begin(), Unit.ReadsKeeps.end());
   for (const std::string &USR : Read) {
     OS << "uses " << USR << ": ";
     if (const FunctionSummary *S = lookup(USR))
@@ -420,6 +428,9 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
 bool SummaryDocument::changesAnalysisOf(const SummaryDocument &Unit) const {
   for (const std::string &USR : Unit.ReadsSummaries)
     if (const FunctionSummary *S = lookup(USR); S && !S->isEmpty())
+      return true;
+  for (const std::string &USR : Unit.ReadsKeeps)
+    if (const FunctionSummary *S = lookup(USR); S && S->KeepsNoHistory)
       return true;
   return llvm::any_of(Unit.ReadsCallers, [&](const std::string &USR) {
     return resultReachesBackward(USR) || calledOnlyUnderGuards(USR);
@@ -477,6 +488,8 @@ std::string SummaryDocument::toText() const {
     Array("readsSummaries", ReadsSummaries, USRValue);
   if (!ReadsCallers.empty())
     Array("readsCallers", ReadsCallers, USRValue);
+  if (!ReadsKeeps.empty())
+    Array("readsKeeps", ReadsKeeps, USRValue);
   if (!CalledGuarded.empty())
     Array("calledGuarded", CalledGuarded, USRValue);
   if (!CalledUnguarded.empty())
@@ -542,6 +555,7 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
   } UnitArrays[] = {{"uses", Doc.Uses},
                     {"readsSummaries", Doc.ReadsSummaries},
                     {"readsCallers", Doc.ReadsCallers},
+                    {"readsKeeps", Doc.ReadsKeeps},
                     {"calledGuarded", Doc.CalledGuarded},
                     {"calledUnguarded", Doc.CalledUnguarded}};
   for (auto &[Key, Into] : UnitArrays) {

@@ -14,6 +14,7 @@
 //        "uses": [USR...],                         a unit's only (optional)
 //        "readsSummaries": [USR...],               a unit's only (optional)
 //        "readsCallers": [USR...],                 a unit's only (optional)
+//        "readsKeeps": [USR...],                   a unit's only (optional)
 //        "calledGuarded": [USR...],                optional
 //        "calledUnguarded": [USR...],              optional
 //        "calledUnguardedVia": {USR: [USR...]}}    a unit's only (optional)
@@ -149,6 +150,16 @@ struct FunctionSummary {
   bool DisablesGrad = false;   ///< its body holds a guard or set_enabled(false)
   bool ReturnsHistory = false; ///< its result carries history whatever its arguments
   bool ReturnsHistoryFromArgs = false; ///< ... when an argument does
+  /// A call keeps no value with autograd history that the function is given
+  /// (its parameters taken to carry history) or computes, but through its
+  /// result: no write to members, globals, parameters' storage, no insert
+  /// into a container it does not own, no lambda, no argument of a function
+  /// that may keep it (Escapes.h's keepsNoHistory, CallDepth 3; a function of
+  /// another file reads "keeps" while the summaries are written). Recorded
+  /// for functions with a parameter that may hold a tensor. Information,
+  /// not an effect: a merge keeps it only when every summary says it, and
+  /// isEmpty ignores it (a unit that asked records it: ReadsKeeps).
+  bool KeepsNoHistory = false;
   std::vector<ParameterSummary> Params;
   /// What a call of the function adds to the caller's training loop
   /// (TrainingLoop.h: its backward / step / zero_grad calls, in order, when
@@ -242,6 +253,9 @@ struct SummaryDocument {
   /// for, and those whose callers' side they asked about (AnalysisCore).
   /// Not linked.
   std::set<std::string> ReadsSummaries, ReadsCallers;
+  /// A unit's document only: the USRs whose KeepsNoHistory the checks asked
+  /// for (Escapes.h). Not linked.
+  std::set<std::string> ReadsKeeps;
 
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);

@@ -706,6 +706,97 @@ void fit(Net &m, torch::optim::SGD &opt, const std::vector<torch::Tensor> &data)
   llvm::sys::fs::remove(Path);
 }
 
+// FunctionSummary::KeepsNoHistory: a call keeps nothing it is given or
+// computes but through its result (Escapes.h), written with the unit's
+// summaries, merged only when every unit says it, asked apart (ReadsKeeps).
+TEST(Link, KeepsNoHistoryIsSummarisedLinkedAndAsked) {
+  const char *Decls = R"cpp(
+struct Policy {
+  torch::nn::Linear net{nullptr};
+  torch::Tensor last;
+};
+torch::Tensor sample(Policy &p, torch::Tensor x);
+torch::Tensor sample_and_keep(Policy &p, torch::Tensor x);
+std::vector<torch::Tensor> kept;
+torch::Tensor stash(torch::Tensor x);
+)cpp";
+  llvm::SmallString<128> Out;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps", "json", Out));
+  auto Def = parse(std::string(Decls) + R"cpp(
+torch::Tensor sample(Policy &p, torch::Tensor x) { auto y = p.net->forward(x); return y.softmax(1); }
+torch::Tensor sample_and_keep(Policy &p, torch::Tensor x) { p.last = p.net->forward(x); return p.last; }
+torch::Tensor stash(torch::Tensor x) { kept.push_back(x * 2); return x; }
+int count(int n) { return n + 1; }
+)cpp", "policy.cpp");
+  EXPECT_EQ(Def->Core.configure("", Out), "");
+  Def->Core.summaries(Def->ctx());
+  EXPECT_EQ(Def->Core.endTranslationUnit(), "");
+  auto Doc = readSummaryFile(Out);
+  llvm::sys::fs::remove(Out);
+  ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
+  auto Keeps = [&](const SummaryDocument &D, llvm::StringRef Name) {
+    for (const auto &[USR, S] : D.Functions)
+      if (S.Name == Name)
+        return S.KeepsNoHistory;
+    ADD_FAILURE() << "no summary of " << Name.str();
+    return false;
+  };
+  EXPECT_TRUE(Keeps(*Doc, "sample"));
+  EXPECT_FALSE(Keeps(*Doc, "sample_and_keep")); // a member of its argument
+  EXPECT_FALSE(Keeps(*Doc, "stash"));                   // a global container
+  EXPECT_FALSE(Keeps(*Doc, "count"));                   // no tensor parameter: not recorded
+  std::string Sample;
+  for (const auto &[USR, S] : Doc->Functions)
+    if (S.Name == "sample")
+      Sample = USR;
+  // Information, not an effect: an otherwise empty summary stays empty.
+  FunctionSummary Only;
+  Only.USR = "c:@F@only#";
+  Only.KeepsNoHistory = true;
+  EXPECT_TRUE(Only.isEmpty());
+  // Round trip.
+  auto Back = parseSummaryDocument(Doc->toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), Doc->toText());
+  EXPECT_TRUE(Keeps(*Back, "sample"));
+  // A merge keeps it only when every unit says it, in either order.
+  SummaryDocument Other = *Doc;
+  Other.Functions[Sample].KeepsNoHistory = false;
+  SummaryDocument AB = *Doc, BA = Other;
+  AB.merge(Other);
+  BA.merge(*Doc);
+  EXPECT_FALSE(Keeps(AB, "sample"));
+  EXPECT_EQ(AB.toText(), BA.toText());
+
+  // The caller's unit asks, the question is recorded apart, and the linked
+  // answer decides whether its findings depend on the link.
+  auto Use = parse(std::string(Decls) + R"cpp(
+torch::Tensor act(Policy &p, torch::Tensor obs) { auto probs = sample(p, obs); return probs.argmax(1).detach(); }
+)cpp", "agent.cpp");
+  const auto *SampleDecl = Use->declared("sample");
+  ASSERT_NE(SampleDecl, nullptr);
+  llvm::SmallString<128> UseOut;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps-use", "json", UseOut));
+  EXPECT_EQ(Use->Core.configure("", UseOut), "");
+  EXPECT_FALSE(Use->Core.keepsNoHistoryElsewhere(SampleDecl)); // no linked document
+  EXPECT_EQ(Use->Core.endTranslationUnit(), "");
+  auto AskedDoc = readSummaryFile(UseOut);
+  llvm::sys::fs::remove(UseOut);
+  ASSERT_TRUE(bool(AskedDoc));
+  SummaryDocument Asked = std::move(*AskedDoc);
+  EXPECT_EQ(Asked.ReadsKeeps, std::set<std::string>{Sample});
+  EXPECT_TRUE(Asked.ReadsSummaries.empty());
+  EXPECT_TRUE(Doc->changesAnalysisOf(Asked));
+  EXPECT_FALSE(AB.changesAnalysisOf(Asked));
+  llvm::SmallString<128> Linked;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps-linked", "json", Linked));
+  ASSERT_FALSE(bool(writeSummaryFile(Linked, *Doc)));
+  AnalysisCore Reader;
+  EXPECT_EQ(Reader.configure(Linked, ""), "");
+  EXPECT_TRUE(Reader.keepsNoHistoryElsewhere(SampleDecl));
+  llvm::sys::fs::remove(Linked);
+}
+
 // MemberAccumulations and MembersLeaving: torch-accumulated-history across
 // files.
 TEST(Link, MemberAccumulationsAreSummarisedAndLinked) {

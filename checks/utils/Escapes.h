@@ -1,0 +1,72 @@
+//===--- Escapes.h - libtorch-tidy ------------------------------*- C++ -*-===//
+//
+// Which values outlive a function body: the escape walk behind the inference
+// rule of torch-eval-without-no-grad (a function from which no value with
+// autograd history leaves is evaluation code) and its SuggestInferenceMode
+// option (no tensor leaves at all), and the fact the summaries record for
+// other files (FunctionSummary::KeepsNoHistory: a call of the function keeps
+// nothing it is given or computes, but through its result).
+//
+// Design:
+//   - resultsStayIn: no tensor the function computes outlives it (returns,
+//     writes to anything but its own locals, container inserts, arguments of
+//     user functions and constructors, lambdas): every tensor counts.
+//   - historyStaysIn: the same walk with a history analysis (History.h) of
+//     the body, its parameters taken to carry history and the tensor members
+//     and globals it reads counted as sources; only values with history
+//     count. A call of a user function with such a value leaves unless that
+//     function keeps nothing (keepsNoHistory, followed Budget levels and
+//     memoised; a recursive call in progress reads "keeps"), or, defined in
+//     another file, unless its linked summary says KeepsNoHistory.
+//   - The analysis core owns one HistoryEscapes per translation unit
+//     (AnalysisCore::escapes); the check and the summaries' writer ask it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_ESCAPES_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_ESCAPES_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "llvm/ADT/DenseMap.h"
+#include <functional>
+
+namespace clang::tidy::torch_check {
+
+class HistoryFunctions;
+
+/// \p T may hold a tensor (through a reference too).
+bool tensorish(QualType T);
+
+/// True when no tensor \p FD computes can reach autograd after it returns:
+/// it returns no tensor, and nothing in its body lets one outlive it.
+bool resultsStayIn(const FunctionDecl *FD);
+
+class HistoryEscapes {
+public:
+  /// For a function defined in another file: its linked summary says a call
+  /// keeps no value with history (AnalysisCore::keepsNoHistoryElsewhere).
+  using ExternalFn = std::function<bool(const FunctionDecl *)>;
+  HistoryEscapes(HistoryFunctions &History, ExternalFn External)
+      : History(History), External(std::move(External)) {}
+
+  /// No value with autograd history that \p FD computes or is given (its
+  /// parameters are taken to carry history) outlives its call, but through
+  /// its result when \p ResultMayCarry; user functions it hands such a value
+  /// are followed \p Budget levels (keepsNoHistory).
+  bool historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
+                      bool ResultMayCarry);
+  /// historyStaysIn of a user function's definition with its result allowed
+  /// to carry history (memoised; a recursive call reads false). A function
+  /// defined in another file: its linked summary's KeepsNoHistory.
+  bool keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
+
+private:
+  HistoryFunctions &History;
+  ExternalFn External;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> Memo;
+};
+
+} // namespace clang::tidy::torch_check
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_ESCAPES_H

@@ -669,8 +669,8 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
 }
 
 bool AnalysisCore::keepsNoHistoryElsewhere(const FunctionDecl *FD) const {
-  if (!FD)
-    return false;
+  if (!FD || (!External && !writesSummaries()))
+    return false; // nothing to read, nothing to record
   if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
     return false; // defined here: its own body decides
   std::string USR = usrOf(SummaryTable::key(FD));

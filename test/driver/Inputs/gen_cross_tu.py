@@ -252,6 +252,13 @@ for m, s in enumerate(deck):
         # pass is inference by what the function does (linked or alone).
         site(f"src/f{i}.cpp", len(files[i]), EVAL, "warn", "warn",
              "only a detached value leaves the forward pass: inference by what it does")
+    if case == "the method detaches":
+        # The method of another file keeps nothing with history (its linked
+        # summary's keepsNoHistory) and nothing trains: inference by what the
+        # function does, with the linked summaries; alone the method may keep
+        # the loss.
+        site(f"src/f{i}.cpp", len(files[i]), EVAL, "warn", "silent",
+             "the forward's value goes only to another file's method that keeps nothing: inference")
     if "evaluate_only_" in body:
         guarded_callers[j].append(i)
 for i in range(n):

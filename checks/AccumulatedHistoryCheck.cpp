@@ -163,7 +163,7 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
       SourceLoc = Source->getExprLoc();
     std::string Name = Acc->getName().str();
     const bool Copy = A.Copy;
-    core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy]() {
+    deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy](const CallGraph &) {
       {
         auto D = Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history: "
                                   "the copy puts '%0' in the graph of every iteration, which stays "
@@ -201,10 +201,9 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   std::string Name = Field->getName().str();
   SourceLocation FieldLoc = Field->getLocation();
   const SourceManager *SM = &Ctx.getSourceManager();
-  CallSiteGuards &Sites = core().historySites(Ctx, CallDepth);
-  Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
-                   &Ctx, &Sites]() {
-    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
+  deferUntilCallersKnown(Ctx, FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
+                   &Ctx](const CallGraph &Graph) {
+    auto Chain = memberHistoryChain(Graph, CallDepth, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
     if (Chain.empty())
       return;
     {
@@ -311,8 +310,8 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
       }
       SourceLocation DeclLoc = Method->getLocation();
       bool FromArg = Arg != nullptr;
-      core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, Callee, Member, Object,
-                                                     ArgLoc, DeclLoc, FromArg]() {
+      deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, Callee, Member, Object,
+                                                     ArgLoc, DeclLoc, FromArg](const CallGraph &) {
         {
           auto D = diag(Loc, "'%0' accumulates %select{a tensor that carries autograd history|this "
                              "argument, which carries autograd history,}1 into the data member "
@@ -335,6 +334,6 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
   }
 }
 
-void AccumulatedHistoryCheck::reportAtEndOfUnit() { core().emitHistoryFindings(); }
+void AccumulatedHistoryCheck::reportAtEndOfUnit() { reportDeferredUnlessCallersGuarded(CallDepth); }
 
 } // namespace clang::tidy::torch_check

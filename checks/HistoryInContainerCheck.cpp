@@ -322,7 +322,7 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     if (Source != Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
     std::string Name = Container->getName().str();
-    core().historySites(Ctx, CallDepth).defer(FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name]() {
+    deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name](const CallGraph &) {
       {
         auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
                            "iteration stays alive as long as '%0' holds it; store a detached tensor")
@@ -388,10 +388,9 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   SourceLocation SourceLoc;
   if (Source && Source != Value->IgnoreImplicit())
     SourceLoc = Source->getExprLoc();
-  CallSiteGuards &Sites = core().historySites(Ctx, CallDepth);
-  Sites.defer(FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
-                   &Ctx, ReportWithoutChain, SourceLoc, &Sites]() {
-    auto Chain = memberHistoryChain(Sites, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
+  deferUntilCallersKnown(Ctx, FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
+                   &Ctx, ReportWithoutChain, SourceLoc](const CallGraph &Graph) {
+    auto Chain = memberHistoryChain(Graph, CallDepth, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
     // Not called from a loop of this file: a member that only grows still
     // keeps one graph per call (when no method of the class empties it).
     if (Chain.empty() && !ReportWithoutChain)
@@ -415,6 +414,6 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   return true;
 }
 
-void HistoryInContainerCheck::reportAtEndOfUnit() { core().emitHistoryFindings(); }
+void HistoryInContainerCheck::reportAtEndOfUnit() { reportDeferredUnlessCallersGuarded(CallDepth); }
 
 } // namespace clang::tidy::torch_check

@@ -41,9 +41,9 @@ private:
                             bool ReportWithoutChain);
 
   /// How many levels of calls the member and guard chains follow. The
-  /// findings wait for the end of the translation unit in the core's
-  /// historySites, shared with torch-accumulated-history (a function whose
-  /// every call site is guarded computes no history).
+  /// findings wait for the end of the translation unit
+  /// (CoreCheck::deferUntilCallersKnown: a function whose every call site is
+  /// guarded computes no history), asked of the core's one call graph.
   const unsigned CallDepth;
 };
 

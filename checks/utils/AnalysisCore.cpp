@@ -424,7 +424,6 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Summaries.reset();
   Escapes.reset();
   History.reset();
-  HistorySites.clear();
   Calls.reset();
   Functions.clear();
   FunctionsListed = false;
@@ -532,28 +531,6 @@ const HistoryAnalysis &AnalysisCore::historyOf(const FunctionDecl *FD, ASTContex
 bool AnalysisCore::runsForwardAndBackward(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionFacts &F = facts(FD, Ctx);
   return F.has(Fact::Forward) && (F.has(Fact::Backward) || F.has(Fact::Grad));
-}
-
-CallSiteGuards &AnalysisCore::historySites(ASTContext &Ctx, unsigned CallDepth) {
-  sync(Ctx);
-  std::unique_ptr<CallSiteGuards> &Slot = HistorySites[CallDepth];
-  if (!Slot) {
-    Slot = std::make_unique<CallSiteGuards>();
-    Slot->setMaxDepth(CallDepth);
-    // The calls are read only when the findings are emitted.
-    Slot->collectWith([this, &Ctx](CallSiteGuards &Sites) {
-      for (const FunctionDecl *FD : userFunctions(Ctx))
-        if (FD->getBody())
-          Sites.collect(facts(FD, Ctx), Ctx);
-    });
-  }
-  return *Slot;
-}
-
-void AnalysisCore::emitHistoryFindings() {
-  for (auto &[Depth, Sites] : HistorySites)
-    Sites->emitPendingAndClear();
-  HistorySites.clear();
 }
 
 const CallGraph &AnalysisCore::calls(ASTContext &Ctx) {

@@ -34,8 +34,9 @@
 //     by the checks that ask (trainingLoops).
 //   - The history analysis of a body (History.h: which values carry autograd
 //     history) is built once per function and shared by the history checks
-//     (historyOf); their end-of-unit findings wait in one list with one call
-//     graph per call depth (historySites).
+//     (historyOf). The core reports no finding: a check whose findings wait
+//     for the end of the unit holds them itself and asks the one call graph
+//     (calls(); CoreCheck::deferUntilCallersKnown).
 //   - Function summaries (Summaries.h) are computed once per translation unit,
 //     bottom-up over the call graph's strongly connected components, from the
 //     facts of every user function.
@@ -339,19 +340,6 @@ public:
   /// or autograd::grad. Otherwise no state can carry a graph from one
   /// iteration into a backward pass of the same loop.
   bool runsForwardAndBackward(const FunctionDecl *FD, ASTContext &Ctx);
-  /// The findings of the history checks that wait for the end of the
-  /// translation unit (a function whose every call is guarded computes no
-  /// history), with the calls between the user's functions followed
-  /// \p CallDepth levels deep: collected once per translation unit and
-  /// depth, shared by torch-accumulated-history and
-  /// torch-history-in-container; each check emits the whole list at its end
-  /// of the translation unit (the first one to end emits both checks'
-  /// findings, through their own diag()).
-  CallSiteGuards &historySites(ASTContext &Ctx, unsigned CallDepth);
-  /// Emits the deferred findings of historySites (every depth) and forgets
-  /// them: called by each history check at its end of the translation unit.
-  void emitHistoryFindings();
-
   /// The calls between the user's functions of the translation unit, with
   /// their guards and loops (CallGraph.h), collected once on first use. The
   /// depth limit is a parameter of each query (a check's CallDepth), so one
@@ -384,7 +372,6 @@ private:
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
   std::unique_ptr<HistoryEscapes> Escapes;
-  llvm::DenseMap<unsigned, std::unique_ptr<CallSiteGuards>> HistorySites;
   std::unique_ptr<CallGraph> Calls;
   std::vector<const FunctionDecl *> Functions;
   bool FunctionsListed = false;

@@ -19,6 +19,9 @@
 #include "SummaryLocation.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include <functional>
+#include <utility>
+#include <vector>
 #include "clang-tidy/ClangTidyModule.h"
 #include <memory>
 
@@ -96,8 +99,34 @@ protected:
   /// the check's per-unit state.
   virtual void reportAtEndOfUnit() {}
 
+  /// Holds a finding in \p FD until the end of the translation unit, when
+  /// every call of \p FD is known: \p Emit reports it (the check's own
+  /// diag()), and gets the unit's call graph (AnalysisCore::calls).
+  void deferUntilCallersKnown(ASTContext &Ctx, const FunctionDecl *FD,
+                              std::function<void(const CallGraph &)> Emit) {
+    DeferredUnit = &Ctx;
+    Deferred.emplace_back(FD, std::move(Emit));
+  }
+  /// Reports the deferred findings of the functions that are not called only
+  /// under a guard within \p CallDepth levels of calls (a function whose
+  /// every chain of callers holds a guard computes no history), in the order
+  /// they were deferred, and forgets them. The call graph is built only when
+  /// a finding waits.
+  void reportDeferredUnlessCallersGuarded(unsigned CallDepth) {
+    if (DeferredUnit && !Deferred.empty()) {
+      const CallGraph &Graph = Core->calls(*DeferredUnit);
+      for (const auto &[FD, Emit] : Deferred)
+        if (!Graph.guardedOnEveryPath(FD, CallDepth))
+          Emit(Graph);
+    }
+    Deferred.clear();
+    DeferredUnit = nullptr;
+  }
+
 private:
   std::shared_ptr<AnalysisCore> Core;
+  std::vector<std::pair<const FunctionDecl *, std::function<void(const CallGraph &)>>> Deferred;
+  ASTContext *DeferredUnit = nullptr;
 };
 
 } // namespace clang::tidy::torch_check

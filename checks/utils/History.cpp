@@ -202,8 +202,8 @@ bool HistoryFunctions::memberFlowsIntoBackward(const FieldDecl *Field, ASTContex
 }
 
 llvm::SmallVector<const CallGraph::Site *, 4>
-chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
-                   const SourceManager &SM,
+chainKeepingMember(const CallGraph &Graph, unsigned Depth, const FunctionDecl *FD,
+                   const FieldDecl *Field, const SourceManager &SM,
                    llvm::function_ref<bool(const CallGraph::Site &)> FirstCall) {
   auto Keeps = [&](const CallGraph::Site &S) {
     // A virtual call may run another override: ambiguous, not a chain.
@@ -226,7 +226,7 @@ chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDe
         return {S};
     return {};
   }
-  return Graph.chainToLoop(FD, Keeps);
+  return Graph.chainToLoop(FD, Depth, Keeps);
 }
 
 std::optional<MemberHistoryTrace>
@@ -254,12 +254,12 @@ static const Expr *argumentFor(const CallExpr *Call, unsigned I) {
 }
 
 llvm::SmallVector<const CallGraph::Site *, 4>
-memberHistoryChain(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
-                   const MemberHistoryTrace &Trace, HistoryFunctions &Functions, ASTContext &Ctx,
-                   const SourceManager &SM) {
+memberHistoryChain(const CallGraph &Graph, unsigned Depth, const FunctionDecl *FD,
+                   const FieldDecl *Field, const MemberHistoryTrace &Trace,
+                   HistoryFunctions &Functions, ASTContext &Ctx, const SourceManager &SM) {
   if (Trace.ParamIndex < 0)
-    return chainKeepingMember(Graph, FD, Field, SM);
-  return chainKeepingMember(Graph, FD, Field, SM, [&](const CallGraph::Site &S) {
+    return chainKeepingMember(Graph, Depth, FD, Field, SM);
+  return chainKeepingMember(Graph, Depth, FD, Field, SM, [&](const CallGraph::Site &S) {
     const Expr *Arg = argumentFor(S.Call, Trace.ParamIndex);
     const FunctionDecl *Caller = S.Caller->getDefinition();
     if (!Arg || !Caller || !Caller->getBody())

@@ -116,62 +116,17 @@ private:
       Analyses;
 };
 
-/// The calls of the translation unit's functions and whether autograd is off
-/// where they happen (the call graph of CallGraph.h): a function whose every
-/// chain of callers passes a guard computes no history, whatever its body says.
-/// The analysis core holds one per call depth for the history checks
-/// (AnalysisCore::historySites): their deferred findings wait in one list.
-class CallSiteGuards : public CallGraph {
-public:
-  /// True when \p FD is called in the TU and every chain of calls reaching it
-  /// is guarded (CallGraph::guardedOnEveryPath).
-  bool allCallsGuarded(const FunctionDecl *FD) const { return guardedOnEveryPath(FD); }
-  /// Holds a finding's \p Emit in \p FD until the end of the translation
-  /// unit, when every call of \p FD is known.
-  void defer(const FunctionDecl *FD, std::function<void()> Emit) {
-    Pending.emplace_back(FD, std::move(Emit));
-  }
-  /// How the calls are collected: run once, at the end of the translation
-  /// unit and only when a finding waits (by then every body's facts are
-  /// built: the collection walks nothing).
-  void collectWith(std::function<void(CallSiteGuards &)> Collector) {
-    Collect = std::move(Collector);
-  }
-  /// Emits the deferred findings of the functions not called only under a
-  /// guard, then forgets the calls and the findings (end of the TU).
-  void emitPendingAndClear() {
-    if (Collect && !Pending.empty()) {
-      auto Collector = std::move(Collect);
-      Collect = nullptr;
-      Collector(*this);
-    }
-    for (const auto &[FD, Emit] : Pending)
-      if (!allCallsGuarded(FD))
-        Emit();
-    clear();
-  }
-  void clear() {
-    CallGraph::clear();
-    Pending.clear();
-    Collect = nullptr;
-  }
-
-private:
-  std::vector<std::pair<const FunctionDecl *, std::function<void()>>> Pending;
-  std::function<void(CallSiteGuards &)> Collect;
-};
-
 /// Cross-function history: a data member \p Field updated in \p FD (a method,
 /// outside any loop of its own) keeps its value across the iterations of a
 /// loop that calls \p FD. Returns one chain of unguarded calls from \p FD up
 /// to a call made in a loop, innermost first, each made on `this` except the
 /// last, which may be made on an object that outlives the loop, none of them
 /// a virtual call (another override may run); empty when
-/// there is none within the depth limit. With \p FirstCall, only direct calls
+/// there is none within \p Depth levels of calls. With \p FirstCall, only direct calls
 /// in a loop that it accepts (a chain of one).
 llvm::SmallVector<const CallGraph::Site *, 4>
-chainKeepingMember(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
-                   const SourceManager &SM,
+chainKeepingMember(const CallGraph &Graph, unsigned Depth, const FunctionDecl *FD,
+                   const FieldDecl *Field, const SourceManager &SM,
                    llvm::function_ref<bool(const CallGraph::Site &)> FirstCall = nullptr);
 
 /// Where the history a method stores into a member comes from: a call of its
@@ -189,8 +144,8 @@ traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnaly
 /// chainKeepingMember for \p Trace: a value from a parameter needs a direct
 /// call in a loop whose argument carries history in the caller.
 llvm::SmallVector<const CallGraph::Site *, 4>
-memberHistoryChain(const CallGraph &Graph, const FunctionDecl *FD, const FieldDecl *Field,
-                   const MemberHistoryTrace &Trace, HistoryFunctions &Functions, ASTContext &Ctx,
+memberHistoryChain(const CallGraph &Graph, unsigned Depth, const FunctionDecl *FD,
+                   const FieldDecl *Field, const MemberHistoryTrace &Trace, HistoryFunctions &Functions, ASTContext &Ctx,
                    const SourceManager &SM);
 /// The notes of a finding on a member: where the history comes from, the
 /// member, the calls up to the loop.

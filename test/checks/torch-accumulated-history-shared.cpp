@@ -1,11 +1,11 @@
 // RUN: %check_torch_tidy %s torch-accumulated-history,torch-history-in-container %t
 // RUN: %check_torch_tidy %s torch-accumulated-history,torch-history-in-container %t-depth -config="{CheckOptions: {torch-history-in-container.CallDepth: 2}}"
 // Both history checks in one run. They share one history analysis per
-// function and hold their findings in one list until the end of the
-// translation unit (the analysis core's historySites, one call graph per call
-// depth): each finding is reported once, under its own check, whichever check
-// ends the translation unit first, and a function called only under a guard
-// stays silent for both, with equal or different CallDepth options.
+// function and each holds its findings until the end of the translation unit
+// (CoreCheck::deferUntilCallersKnown), then asks the core's one call graph
+// with its own CallDepth: each finding is reported once, under its own check,
+// and a function called only under a guard stays silent for both, with equal
+// or different CallDepth options.
 #include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {

@@ -279,23 +279,20 @@ int runAnalyzeCommand(int Argc, const char **Argv) {
       OS << "libtorch-tidy: wrote " << countOf(Found, "finding") << " to " << Opt.WriteBaseline << "\n";
   }
 
+  // The rule merge and review exit by too (analysisExit). Findings written
+  // into a new baseline are recorded, not reported; with --fix, the findings
+  // are what remains to do by hand.
   const std::vector<UnitFailure> &Failures = Model.Failures;
+  bool Reported = !Findings.empty() && Opt.WriteBaseline.empty();
   if (!Failures.empty()) {
     std::string Line = countOf(Failures.size(), "translation unit") + " could not be analysed (" +
                        (Failures.size() == 1 ? Failures.front().File : std::string("listed above")) + ")";
-    if (Findings.empty() || !Opt.WriteBaseline.empty())
-      return fail(Line);
-    fail(Line + "; " + countOf(Findings.size(), "finding") + " reported in the others");
-    return ExitFindingsIncomplete;
+    (void)fail(Reported ? Line + "; " + countOf(Findings.size(), "finding") + " reported in the others"
+                        : Line);
+  } else if (!Model.Crashes.empty()) {
+    (void)fail(crashedChecksLine(Model));
   }
-  if (!Model.Crashes.empty()) {
-    fail(crashedChecksLine(Model));
-    return ExitCheckCrashed;
-  }
-  if (!Opt.WriteBaseline.empty())
-    return ExitClean;
-  // With --fix: exit 1 only for what remains to do by hand.
-  return Findings.empty() ? ExitClean : ExitFindings;
+  return analysisExit(!Failures.empty(), !Model.Crashes.empty(), Reported);
 }
 
 } // namespace libtorch_tidy

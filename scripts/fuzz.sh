@@ -25,7 +25,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 budget=(-max_total_time="$SECONDS_EACH")
 [ -n "${FUZZ_RUNS:-}" ] && budget=(-runs="$FUZZ_RUNS" -seed=1) && SECONDS_EACH=-
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes checks)
+[ ${#targets[@]} -gt 0 ] || targets=(compile-db baseline git-diff merge-report cache-entry exported-fixes summary-document checks)
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

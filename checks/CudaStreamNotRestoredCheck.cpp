@@ -221,10 +221,9 @@ void CudaStreamNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stm
   if (destructorSetsMode(FD, AnySet))
     return;
   const ParentMap &PM = Facts.parents();
-  CodeBodyGraphs Graphs(FD, PM, Ctx);
   const std::string GuardName = freshName("stream_guard", declaredNames(Body));
   for (const CallExpr *Enter : Enters)
-    checkSwitch(FD, Body, Enter, Restores, Graphs, GuardName, Facts, Ctx);
+    checkSwitch(FD, Body, Enter, Restores, GuardName, Facts, Ctx);
 }
 
 } // namespace clang::tidy::torch_check
@@ -234,7 +233,7 @@ namespace clang::tidy::torch_check {
 void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt *Body,
                                              const CallExpr *Enter,
                                              llvm::ArrayRef<const CallExpr *> Restores,
-                                             CodeBodyGraphs &Graphs, llvm::StringRef GuardName,
+                                             llvm::StringRef GuardName,
                                              const FunctionFacts &Facts, ASTContext &Ctx) {
   const ParentMap &PM = Facts.parents();
   const SourceManager &SM = Ctx.getSourceManager();
@@ -247,7 +246,7 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
   // again at the end of its scope.
   if (enclosingGuard(Enter, PM, CodeBody, isStreamGuardType))
     return;
-  const CFG *Graph = Graphs.get(CodeBody);
+  const CFG *Graph = Facts.order().graph(CodeBody);
   if (!Graph)
     return;
   auto Classify = [&](const CallExpr *Call) { return classifyStreamCall(Call, Enter, Facts); };

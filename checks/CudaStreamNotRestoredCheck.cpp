@@ -42,10 +42,11 @@ const Expr *savedValueOf(const Expr *Arg, const DefUse &Defs) {
 }
 
 /// True when the stream \p Getter read may be the one current before
-/// \p Enter: some path runs Enter after it. A call the body's order does not
-/// place (in a lambda) is taken as read before.
+/// \p Enter: some path runs Enter after it (in the order of the code body
+/// holding both, a lambda's included). A pair with no order (one in a lambda,
+/// one outside it) is taken as read before.
 bool readBefore(const CallExpr *Getter, const CallExpr *Enter, const ExecutionOrder &Order) {
-  if (!Order.isPlaced(Getter) || !Order.isPlaced(Enter))
+  if (!Order.canOrder(Getter, Enter))
     return true;
   return Order.mayRunAfter(Enter, Getter);
 }

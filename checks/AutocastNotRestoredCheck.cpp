@@ -4,6 +4,7 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/Autocast.h"
 #include "utils/CallFacts.h"
+#include "utils/ExecutionOrder.h"
 #include "utils/Matchers.h"
 #include "utils/ModeRestore.h"
 #include "utils/TorchNames.h"
@@ -165,7 +166,7 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   if (Collector.Enables.empty())
     return;
   ParentMap PM(const_cast<Stmt *>(Body));
-  CodeBodyGraphs Graphs(FD, PM, Ctx);
+  const ExecutionOrder &Order = Facts.order();
   auto AllNames = declaredNames(Body);
   const std::string GuardName = freshName("autocast", AllNames);
 
@@ -175,7 +176,7 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
       return classifyFor(Call, Device, Ctx);
     };
     const Stmt *CodeBody = enclosingCodeBody(Enable, PM, Body);
-    const CFG *Graph = Graphs.get(CodeBody);
+    const CFG *Graph = Order.graph(CodeBody);
     if (!Graph)
       continue;
     ModePaths Paths = followModePaths(*Graph, Enable, Classify, neverThrows, runsOperations,

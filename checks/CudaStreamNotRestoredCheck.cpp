@@ -42,10 +42,11 @@ const Expr *savedValueOf(const Expr *Arg, const DefUse &Defs) {
 }
 
 /// True when the stream \p Getter read may be the one current before
-/// \p Enter: some path runs Enter after it. A call the body's order does not
-/// place (in a lambda) is taken as read before.
+/// \p Enter: some path runs Enter after it (in the order of the code body
+/// holding both, a lambda's included). A pair with no order (one in a lambda,
+/// one outside it) is taken as read before.
 bool readBefore(const CallExpr *Getter, const CallExpr *Enter, const ExecutionOrder &Order) {
-  if (!Order.isPlaced(Getter) || !Order.isPlaced(Enter))
+  if (!Order.canOrder(Getter, Enter))
     return true;
   return Order.mayRunAfter(Enter, Getter);
 }
@@ -221,10 +222,9 @@ void CudaStreamNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stm
   if (destructorSetsMode(FD, AnySet))
     return;
   const ParentMap &PM = Facts.parents();
-  CodeBodyGraphs Graphs(FD, PM, Ctx);
   const std::string GuardName = freshName("stream_guard", declaredNames(Body));
   for (const CallExpr *Enter : Enters)
-    checkSwitch(FD, Body, Enter, Restores, Graphs, GuardName, Facts, Ctx);
+    checkSwitch(FD, Body, Enter, Restores, GuardName, Facts, Ctx);
 }
 
 } // namespace clang::tidy::torch_check
@@ -234,7 +234,7 @@ namespace clang::tidy::torch_check {
 void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt *Body,
                                              const CallExpr *Enter,
                                              llvm::ArrayRef<const CallExpr *> Restores,
-                                             CodeBodyGraphs &Graphs, llvm::StringRef GuardName,
+                                             llvm::StringRef GuardName,
                                              const FunctionFacts &Facts, ASTContext &Ctx) {
   const ParentMap &PM = Facts.parents();
   const SourceManager &SM = Ctx.getSourceManager();
@@ -247,7 +247,7 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
   // again at the end of its scope.
   if (enclosingGuard(Enter, PM, CodeBody, isStreamGuardType))
     return;
-  const CFG *Graph = Graphs.get(CodeBody);
+  const CFG *Graph = Facts.order().graph(CodeBody);
   if (!Graph)
     return;
   auto Classify = [&](const CallExpr *Call) { return classifyStreamCall(Call, Enter, Facts); };

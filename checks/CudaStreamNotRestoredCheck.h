@@ -27,8 +27,8 @@ public:
 private:
   /// What one switch of the body (\p Enter) leaves: decide, then diagnose.
   void checkSwitch(const FunctionDecl *FD, const Stmt *Body, const CallExpr *Enter,
-                   llvm::ArrayRef<const CallExpr *> Restores, CodeBodyGraphs &Graphs,
-                   llvm::StringRef GuardName, const FunctionFacts &Facts, ASTContext &Ctx);
+                   llvm::ArrayRef<const CallExpr *> Restores, llvm::StringRef GuardName,
+                   const FunctionFacts &Facts, ASTContext &Ctx);
   /// The fix-its that turn the switch and its restore into a guard scope,
   /// when that is provably the same; otherwise none, and a note says why.
   llvm::SmallVector<FixItHint, 4> guardFixes(const CallExpr *Enter, const ModeScope &Scope,

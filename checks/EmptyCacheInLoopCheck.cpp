@@ -34,11 +34,12 @@ void EmptyCacheInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Bo
       continue;
     // Under a condition (an if, a catch handler), or skipped on some
     // iterations by a `continue` or an early exit (execution order from the
-    // CFG; a call in a lambda has no place there and is judged by the
+    // CFG of the code body holding both, a lambda's included; a call in a
+    // lambda inside the loop has no order with it and is judged by the
     // statements around it).
     const ExecutionOrder &Order = Facts.order();
     if (isConditionalWithin(Call, Loop, PM) ||
-        (Order.isPlaced(Call) && !Order.runsEveryIteration(Call, Loop)))
+        (Order.canOrder(Call, Loop) && !Order.runsEveryIteration(Call, Loop)))
       continue;
     SourceLocation Loc = compat::beginLoc(Call);
     diag(Loc, "'emptyCache' on every iteration of a loop gives no memory back to PyTorch: it "

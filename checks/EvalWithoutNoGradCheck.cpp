@@ -584,7 +584,9 @@ void EvalWithoutNoGradCheck::findJitLoaded(Scan &S, ASTContext &Ctx) {
 void EvalWithoutNoGradCheck::findAfterEval(Scan &S, ASTContext &Ctx) {
   // (a) Code after eval() up to the next train(): from the CFG, what some
   // path from eval() reaches without passing a train() (a train() in one
-  // branch ends the region on that branch only); in a lambda, source order.
+  // branch ends the region on that branch only), a lambda body's CFG for an
+  // eval() and a statement in one lambda body; source order for a pair that
+  // has no order (one in a lambda, one outside it).
   const BodyFacts &Facts = S.Facts;
   auto Before = [&](const Stmt *A, const Stmt *B) { return startsBefore(A, B, *SM); };
   llvm::SmallVector<const Stmt *, 4> TrainStmts(Facts.Trains.begin(), Facts.Trains.end());
@@ -596,7 +598,7 @@ void EvalWithoutNoGradCheck::findAfterEval(Scan &S, ASTContext &Ctx) {
       if (Before(Eval, Train) && (!End || Before(Train, End)))
         End = Train;
     auto InRegion = [&](const Stmt *St) {
-      if (Order.isPlaced(Eval) && Order.isPlaced(St))
+      if (Order.canOrder(Eval, St))
         return Order.reachesAvoiding(Eval, St, TrainStmts);
       return Before(Eval, St) && (!End || Before(St, End));
     };

@@ -4,6 +4,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/CallFacts.h"
+#include "utils/ExecutionOrder.h"
 #include "utils/Matchers.h"
 #include "utils/ModeRestore.h"
 #include "utils/TorchNames.h"
@@ -60,7 +61,7 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   if (Disables.empty())
     return;
   const ParentMap &PM = Facts.parents();
-  CodeBodyGraphs Graphs(FD, PM, Ctx);
+  const ExecutionOrder &Order = Facts.order();
   auto Classify = [&](const CallExpr *Call) { return classifyGradMode(Call, Ctx); };
   auto NeverThrows = [](const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
@@ -71,7 +72,7 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
 
   for (const CallExpr *Disable : Disables) {
     const Stmt *CodeBody = enclosingCodeBody(Disable, PM, Body);
-    const CFG *Graph = Graphs.get(CodeBody);
+    const CFG *Graph = Order.graph(CodeBody);
     if (!Graph)
       continue;
     ModePaths Paths = followModePaths(*Graph, Disable, Classify, NeverThrows, AnyCall,

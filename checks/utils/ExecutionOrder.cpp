@@ -10,9 +10,24 @@
 
 namespace clang::tidy::torch_check {
 
-ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx) {
+ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx)
+    : Ctx(Ctx), Body(Body) {
   if (!Body)
     return;
+  build(D, Body);
+  // Built even without a CFG here: the lambda bodies get their own try.
+  OwnPM = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
+  PM = OwnPM.get();
+}
+
+ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx,
+                               const ExecutionOrder &Owner)
+    : Ctx(Ctx), Body(Body), Owner(&Owner), PM(Owner.PM) {
+  if (Body && PM)
+    build(D, Body);
+}
+
+void ExecutionOrder::build(const Decl *D, const Stmt *Body) {
   CFG::BuildOptions Opts;
   Opts.setAllAlwaysAdd();
   Opts.AddImplicitDtors = false;
@@ -20,7 +35,6 @@ ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx)
   Graph = CFG::buildCFG(D, const_cast<Stmt *>(Body), &Ctx, Opts);
   if (!Graph)
     return;
-  PM = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
   ById.assign(Graph->getNumBlockIDs(), nullptr);
   for (const CFGBlock *B : *Graph) {
     ById[B->getBlockID()] = B;
@@ -55,6 +69,53 @@ std::optional<ExecutionOrder::Position> ExecutionOrder::place(const Stmt *S) con
   return std::nullopt;
 }
 
+std::optional<const LambdaExpr *> ExecutionOrder::lambdaAround(const Stmt *S) const {
+  if (!PM || !S)
+    return std::nullopt;
+  const Stmt *Child = S;
+  for (const Stmt *P = PM->getParent(S); P; Child = P, P = PM->getParent(P))
+    if (const auto *L = dyn_cast<LambdaExpr>(P))
+      return Child == L->getBody() ? std::optional<const LambdaExpr *>(L) : std::nullopt;
+  if (Child != Owner->Body)
+    return std::nullopt;
+  return static_cast<const LambdaExpr *>(nullptr);
+}
+
+const ExecutionOrder &ExecutionOrder::lambdaOrder(const LambdaExpr *L) const {
+  std::unique_ptr<ExecutionOrder> &Slot = Owner->Lambdas[L];
+  if (!Slot)
+    Slot.reset(new ExecutionOrder(L->getCallOperator(), L->getBody(), Ctx, *Owner));
+  return *Slot;
+}
+
+const ExecutionOrder *ExecutionOrder::orderOf(const Stmt *A, const Stmt *B) const {
+  if (!A || !B)
+    return nullptr;
+  const bool PlacedA = place(A).has_value(), PlacedB = place(B).has_value();
+  if (PlacedA && PlacedB)
+    return this;
+  // Both in one lambda body: the innermost lambda's order. Anything else (a
+  // statement in a lambda and one outside it, unreachable code) has none.
+  if (PlacedA || PlacedB || Owner != this)
+    return nullptr;
+  std::optional<const LambdaExpr *> LA = lambdaAround(A);
+  if (!LA || !*LA || lambdaAround(B) != LA)
+    return nullptr;
+  const ExecutionOrder &Sub = lambdaOrder(*LA);
+  return Sub.place(A) && Sub.place(B) ? &Sub : nullptr;
+}
+
+const CFG *ExecutionOrder::graph(const Stmt *CodeBody) const {
+  if (!CodeBody || !PM)
+    return nullptr;
+  if (CodeBody == Owner->Body)
+    return Owner->Graph.get();
+  const auto *L = dyn_cast_or_null<LambdaExpr>(PM->getParent(CodeBody));
+  if (!L || L->getBody() != CodeBody)
+    return nullptr;
+  return lambdaOrder(L).Graph.get();
+}
+
 const CFGBlock *ExecutionOrder::block(unsigned ID) const {
   return ID < ById.size() ? ById[ID] : nullptr;
 }
@@ -73,6 +134,22 @@ bool ExecutionOrder::mayRunAfter(const Stmt *Later, const Stmt *Earlier) const {
 }
 
 bool ExecutionOrder::dominates(const Stmt *A, const Stmt *B) const {
+  const ExecutionOrder *O = orderOf(A, B);
+  return O && O->dominatesHere(A, B);
+}
+
+bool ExecutionOrder::runsEveryIteration(const Stmt *S, const Stmt *Loop) const {
+  const ExecutionOrder *O = orderOf(S, Loop);
+  return O && O->runsEveryIterationHere(S, Loop);
+}
+
+bool ExecutionOrder::reachesAvoiding(const Stmt *From, const Stmt *To,
+                                     llvm::ArrayRef<const Stmt *> Blockers) const {
+  const ExecutionOrder *O = orderOf(From, To);
+  return O && O->reachesAvoidingHere(From, To, Blockers);
+}
+
+bool ExecutionOrder::dominatesHere(const Stmt *A, const Stmt *B) const {
   auto PA = place(A), PB = place(B);
   if (!PA || !PB)
     return false;
@@ -81,7 +158,7 @@ bool ExecutionOrder::dominates(const Stmt *A, const Stmt *B) const {
   return Dom->dominates(block(PA->Block), block(PB->Block));
 }
 
-bool ExecutionOrder::runsEveryIteration(const Stmt *S, const Stmt *Loop) const {
+bool ExecutionOrder::runsEveryIterationHere(const Stmt *S, const Stmt *Loop) const {
   const CFGBlock *Header = loopHeader(Loop);
   auto P = place(S);
   if (!Header || !P || Header->succ_empty())
@@ -121,8 +198,8 @@ bool ExecutionOrder::runsEveryIteration(const Stmt *S, const Stmt *Loop) const {
   return true;
 }
 
-bool ExecutionOrder::reachesAvoiding(const Stmt *From, const Stmt *To,
-                                     llvm::ArrayRef<const Stmt *> Blockers) const {
+bool ExecutionOrder::reachesAvoidingHere(const Stmt *From, const Stmt *To,
+                                         llvm::ArrayRef<const Stmt *> Blockers) const {
   auto PF = place(From), PT = place(To);
   if (!PF || !PT)
     return false;

@@ -210,23 +210,6 @@ const Stmt *escapeStatement(const CFGBlock &Exit) {
   return nullptr;
 }
 
-const CFG *CodeBodyGraphs::get(const Stmt *CodeBody) {
-  for (auto &[Body, Graph] : Graphs)
-    if (Body == CodeBody)
-      return Graph.get();
-  const Decl *D = FD;
-  if (CodeBody != FD->getBody())
-    for (const Stmt *P = PM.getParent(CodeBody); P; P = PM.getParent(P))
-      if (const auto *Lambda = dyn_cast<LambdaExpr>(P)) {
-        D = Lambda->getCallOperator();
-        break;
-      }
-  CFG::BuildOptions Opts;
-  Opts.setAllAlwaysAdd();
-  Graphs.emplace_back(CodeBody, CFG::buildCFG(D, const_cast<Stmt *>(CodeBody), &Ctx, Opts));
-  return Graphs.back().second.get();
-}
-
 static bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls) {
   return anyStmt(S, [&](const Stmt *X) {
     const auto *DRE = dyn_cast<DeclRefExpr>(X);

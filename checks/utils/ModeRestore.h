@@ -17,6 +17,11 @@
 // (enclosingGuard), the destructor of the class whose member switches it (a
 // RAII helper: destructorSetsMode).
 //
+// The paths are walked on the CFG of the code body that holds the enter call
+// (the function body or a lambda body), which ExecutionOrder::graph() hands
+// out: the function's one ExecutionOrder (FunctionFacts::order()) builds every
+// CFG, lambda bodies' on first use, and this file builds none of its own.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_MODERESTORE_H
@@ -74,7 +79,8 @@ using KnownCondition = std::pair<const VarDecl *, bool>;
 llvm::SmallVector<KnownCondition, 2> knownConditions(const Stmt *Enter, const ParentMap &PM,
                                                      const Stmt *CodeBody, const DefUse &Defs);
 
-/// Follows the paths of \p Graph from \p Enter to the first restoring call or
+/// Follows the paths of \p Graph (ExecutionOrder::graph() of the code body
+/// holding \p Enter) from \p Enter to the first restoring call or
 /// the exit. A block ending in a [[noreturn]] call ends the program, not the
 /// function, and is no escape. At an `if` on a flag of \p Known only the
 /// branch its value takes is followed.
@@ -95,21 +101,6 @@ const CallExpr *firstUnhandledThrow(const ModePaths &Paths, const Stmt *CodeBody
 /// The statement an escaping block ends with: its terminator (a return, a
 /// throw) or its last statement; null when it has none.
 const Stmt *escapeStatement(const CFGBlock &Exit);
-
-/// Builds (and caches) the CFG of each code body of a function: its body or
-/// the body of a lambda it spells.
-class CodeBodyGraphs {
-public:
-  CodeBodyGraphs(const FunctionDecl *FD, const ParentMap &PM, ASTContext &Ctx)
-      : FD(FD), PM(PM), Ctx(Ctx) {}
-  const CFG *get(const Stmt *CodeBody);
-
-private:
-  const FunctionDecl *FD;
-  const ParentMap &PM;
-  ASTContext &Ctx;
-  llvm::SmallVector<std::pair<const Stmt *, std::unique_ptr<CFG>>, 2> Graphs;
-};
 
 /// The statements around an enter call that a guard scope can replace: the
 /// enter is a statement of a block and the first restoring call after it is

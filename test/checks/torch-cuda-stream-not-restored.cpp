@@ -97,6 +97,32 @@ void in_a_lambda(Net &model, c10::cuda::CUDAStream side) {
   infer(torch::randn({2, 4}));
 }
 
+// Inside a lambda the order of its own body decides whether the stream read
+// is the one current before the switch: read after it, it is the new stream.
+void record_event() noexcept;
+void saved_too_late_in_lambda(c10::cuda::CUDAStream side) {
+  auto launch = [&] {
+    c10::cuda::setCurrentCUDAStream(side);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: CUDA stream made current here is not switched back on every path out of the lambda
+    // CHECK-MESSAGES-NOEXC: :[[@LINE-2]]:5: warning: CUDA stream made current here is not switched back
+    auto prev = c10::cuda::getCurrentCUDAStream(); // reads the side stream
+    record_event();
+    c10::cuda::setCurrentCUDAStream(prev);
+  };
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the stream is still current at the end
+  // CHECK-MESSAGES: :[[@LINE-8]]:5: note: no fix-it: the previous stream is not made current again
+  launch();
+}
+void saved_in_time_in_lambda(c10::cuda::CUDAStream side) {
+  auto launch = [&] {
+    auto prev = c10::cuda::getCurrentCUDAStream();
+    c10::cuda::setCurrentCUDAStream(side);
+    record_event();
+    c10::cuda::setCurrentCUDAStream(prev);
+  };
+  launch();
+}
+
 // A pool's worker thread runs the next task on the stream this one left.
 class ThreadPool {
 public:

@@ -166,6 +166,37 @@ void skipped_by_continue(Net &model, torch::Tensor x, bool oom) {
   }
 }
 
+// Inside a lambda the order of its own body decides: a `continue` before the
+// call skips it on some iterations; one after it does not.
+void skipped_by_continue_in_lambda(Net &model, torch::Tensor x, bool oom) {
+  auto epoch = [&] {
+    for (int i = 0; i < 3; ++i) {
+      model(x);
+      if (!oom)
+        continue;
+      c10::cuda::CUDACachingAllocator::emptyCache();
+    }
+  };
+  epoch();
+}
+void continue_after_in_lambda(Net &model, torch::Tensor x, bool skip) {
+  auto epoch = [&] {
+    for (int i = 0; i < 3; ++i) {
+      model(x); // one step
+      c10::cuda::CUDACachingAllocator::emptyCache(); // in a lambda
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'emptyCache' on every iteration of a loop gives no memory back to PyTorch
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: the loop is here
+      // CHECK-MESSAGES: :[[@LINE-3]]:7: note: remove the call
+      if (skip)
+        continue;
+      model(x);
+    }
+  };
+  epoch();
+}
+// CHECK-FIXES: {{^}}      model(x); // one step{{$}}
+// CHECK-FIXES-NEXT: {{^}}      // in a lambda{{$}}
+
 // A `break` ends the loop: the call still runs on every iteration that goes on.
 void before_a_break(Net &model, torch::Tensor x, bool done) {
   for (int i = 0; i < 3; ++i) {

@@ -146,6 +146,32 @@ void train_on_every_branch(Net &model, bool fine, torch::optim::SGD &opt, torch:
   loss.backward();
   opt.step();
 }
+// The same inside a lambda: its body has an order of its own.
+void train_in_one_branch_in_lambda(Net &model, bool resume, torch::Tensor x) {
+  auto score = [&] {
+    model->eval();
+    if (resume)
+      model->train();
+    return model->forward(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass in evaluation code
+    // CHECK-MESSAGES: :[[@LINE-5]]:12: note: module switched to evaluation mode here
+  };
+  score();
+}
+void train_on_every_branch_in_lambda(Net &model, bool fine, torch::optim::SGD &opt,
+                                     torch::Tensor x) {
+  auto step = [&] {
+    model->eval();
+    if (fine)
+      model->train();
+    else
+      model->train(true);
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+  };
+  step();
+}
 void eval_or_train_step(Net &model, bool validate, torch::optim::SGD &opt, torch::Tensor x) {
   if (validate)
     model->eval();

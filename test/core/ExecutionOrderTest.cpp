@@ -151,12 +151,93 @@ TEST(ExecutionOrder, RunsEveryIteration) {
   EXPECT_TRUE(Outside.Order->runsEveryIteration(Outside.call("b"), Outside.loop()));
 }
 
-TEST(ExecutionOrder, LambdaBodiesHaveNoPlace) {
+/// The loop inside the \p N-th lambda of f.
+const Stmt *loopIn(const Parsed &P, unsigned N = 0) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::vector<const LambdaExpr *> Lambdas;
+    bool VisitLambdaExpr(LambdaExpr *L) {
+      Lambdas.push_back(L);
+      return true;
+    }
+  } Fd;
+  Fd.TraverseStmt(P.F->getBody());
+  if (N >= Fd.Lambdas.size())
+    return nullptr;
+  for (const Stmt *S : cast<CompoundStmt>(Fd.Lambdas[N]->getBody())->body())
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+      return S;
+  return nullptr;
+}
+
+TEST(ExecutionOrder, LambdaBodiesHaveNoPlaceInTheFunctionBody) {
+  // A statement in a lambda and one outside it: no order between them.
   Parsed P = parse("auto l = [] { a(); }; b(); l();");
   EXPECT_FALSE(P.Order->isPlaced(P.call("a")));
+  EXPECT_FALSE(P.Order->canOrder(P.call("a"), P.call("b")));
   EXPECT_FALSE(P.Order->mayRunAfter(P.call("a"), P.call("b")));
   EXPECT_FALSE(P.Order->mayRunAfter(P.call("b"), P.call("a")));
+  EXPECT_FALSE(P.Order->dominates(P.call("b"), P.call("a")));
   EXPECT_TRUE(P.Order->isPlaced(P.call("b")));
+  // Two lambdas: no order between their bodies either.
+  Parsed Two = parse("auto l = [] { a(); }; auto m = [] { b(); }; l(); m();");
+  EXPECT_FALSE(Two.Order->canOrder(Two.call("a"), Two.call("b")));
+  EXPECT_FALSE(Two.Order->mayRunAfter(Two.call("b"), Two.call("a")));
+}
+
+TEST(ExecutionOrder, ALambdaBodyHasAnOrderOfItsOwn) {
+  Parsed P = parse("auto l = [&] { a(); if (c1) return; b(); }; l();");
+  const CallExpr *A = P.call("a"), *B = P.call("b");
+  EXPECT_FALSE(P.Order->isPlaced(A)); // isPlaced speaks of the function body
+  EXPECT_TRUE(P.Order->canOrder(A, B));
+  EXPECT_TRUE(P.Order->mayRunAfter(B, A));
+  EXPECT_FALSE(P.Order->mayRunAfter(A, B));
+  EXPECT_TRUE(P.Order->dominates(A, B));
+  EXPECT_FALSE(P.Order->dominates(B, A));
+  EXPECT_FALSE(P.Order->reachableAvoiding(B, {})); // from the function's entry: no place
+
+  Parsed R = parse("auto l = [&] { eval(); if (c1) train(); use(); }; l();");
+  EXPECT_TRUE(R.Order->reachesAvoiding(R.call("eval"), R.call("use"), {R.call("train")}));
+  Parsed E = parse("auto l = [&] { eval(); if (c1) train(); else train(); use(); }; l();");
+  EXPECT_FALSE(E.Order->reachesAvoiding(E.call("eval"), E.call("use"),
+                                        {E.call("train", 0), E.call("train", 1)}));
+  // A blocker outside the lambda body does not stop a path inside it.
+  Parsed O = parse("auto l = [&] { eval(); use(); }; train(); l();");
+  EXPECT_TRUE(O.Order->reachesAvoiding(O.call("eval"), O.call("use"), {O.call("train")}));
+}
+
+TEST(ExecutionOrder, RunsEveryIterationOfALoopInALambda) {
+  Parsed P = parse("auto l = [&] { for (int i = 0; i < n; ++i) { a(); if (c1) continue; b(); } };"
+                   " l();");
+  const Stmt *Loop = loopIn(P);
+  ASSERT_NE(Loop, nullptr);
+  EXPECT_TRUE(P.Order->canOrder(P.call("a"), Loop));
+  EXPECT_TRUE(P.Order->runsEveryIteration(P.call("a"), Loop));
+  EXPECT_FALSE(P.Order->runsEveryIteration(P.call("b"), Loop)); // skipped by continue
+}
+
+TEST(ExecutionOrder, TheInnermostLambdaBodyAnswers) {
+  Parsed P = parse("auto l = [&] { a(); auto m = [&] { b(); c(); }; m(); use(); }; l();");
+  EXPECT_TRUE(P.Order->mayRunAfter(P.call("use"), P.call("a")));
+  EXPECT_TRUE(P.Order->mayRunAfter(P.call("c"), P.call("b")));
+  EXPECT_FALSE(P.Order->canOrder(P.call("a"), P.call("b"))); // outer and inner body
+  EXPECT_FALSE(P.Order->mayRunAfter(P.call("b"), P.call("a")));
+}
+
+TEST(ExecutionOrder, GraphOfEveryCodeBody) {
+  Parsed P = parse("auto l = [&] { a(); }; b(); l();");
+  EXPECT_EQ(P.Order->graph(P.F->getBody()) != nullptr, P.Order->valid());
+  const Stmt *LambdaBody = nullptr;
+  for (const Stmt *S : cast<CompoundStmt>(P.F->getBody())->body())
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl()))
+        if (const auto *L = dyn_cast_or_null<LambdaExpr>(VD->getInit()->IgnoreImplicit()))
+          LambdaBody = L->getBody();
+  ASSERT_NE(LambdaBody, nullptr);
+  const CFG *G = P.Order->graph(LambdaBody);
+  ASSERT_NE(G, nullptr);
+  EXPECT_EQ(G, P.Order->graph(LambdaBody)); // built once
+  EXPECT_NE(G, P.Order->graph(P.F->getBody()));
+  EXPECT_EQ(P.Order->graph(P.call("b")), nullptr); // not a code body
 }
 
 } // namespace

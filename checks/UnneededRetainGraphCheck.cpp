@@ -901,11 +901,12 @@ bool RetainGraphAnalysis::laterBackwardReaches(const CallExpr *Call, const Closu
 }
 
 /// Step 3. A later call of the user's code that gets a tensor holding the
-/// graph may run a backward pass of its own.
+/// graph may run a backward pass of its own. "Later" from the CFG of the code
+/// body holding both (a lambda's included), else from source order.
 bool RetainGraphAnalysis::handedOn(const CallExpr *Call, const Closure &Own) {
   for (const auto &[User, Callee] : Shared.userFunctionCalls()) {
     if (User == Call || !before(Call, User) || isRuntimeCompanionCall(User) ||
-        (placed(Call, User) && !Order.mayRunAfter(User, Call)))
+        (Order.canOrder(Call, User) && !Order.mayRunAfter(User, Call)))
       continue;
     ClosureWalker Args;
     for (const Expr *Arg : User->arguments())

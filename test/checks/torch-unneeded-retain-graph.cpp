@@ -598,6 +598,29 @@ void retain_or_log(Layer &model, bool log) {
   log_loss(logged_loss);
 }
 // CHECK-FIXES: {{^}}    logged_loss.backward();{{$}}
+// The same inside a lambda, from the order of its body; the look-alike hands
+// the graph on.
+void retain_or_log_in_lambda(Layer &model, bool log) {
+  auto step = [&] {
+    auto lambda_loss = model(torch::randn({8, 4})).sum();
+    if (!log) {
+      lambda_loss.backward({}, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'retain_graph' is true but no later backward pass in this function can reach the graph
+      return;
+    }
+    log_loss(lambda_loss);
+  };
+  step();
+}
+// CHECK-FIXES: {{^}}      lambda_loss.backward();{{$}}
+void retain_then_log_in_lambda(Layer &model) {
+  auto step = [&] {
+    auto handed_loss = model(torch::randn({8, 4})).sum();
+    handed_loss.backward({}, true);
+    log_loss(handed_loss);
+  };
+  step();
+}
 
 // Look-alikes: a backward pass after the `if` may run after it; a helper
 // called after it may run its own.

@@ -26,9 +26,10 @@
 //     all need something the facts lack skips its own walk of the body.
 //   - The body's parent map is built once (FunctionFacts::parents) and
 //     shared by the training-loop and history analyses and the checks.
-//   - Execution order inside the body comes from its CFG (ExecutionOrder.h),
-//     built on first use and kept with the facts; so do the body's
-//     definitions and modifications per variable (DefUse.h).
+//   - Execution order inside the body and the lambda bodies spelled in it
+//     comes from their CFGs (ExecutionOrder.h, the one CFG builder), built on
+//     first use and kept with the facts; so do the body's definitions and
+//     modifications per variable (DefUse.h).
 //   - The training loops of a body (TrainingLoop.h: events, loops, their
 //     parent map) are analysed once per function and call depth and shared
 //     by the checks that ask (trainingLoops).
@@ -196,7 +197,8 @@ public:
 
   /// The parent map of the body (built on first use).
   const ParentMap &parents() const;
-  /// The execution order of the body (its CFG, built on first use).
+  /// The execution order of the body and of its lambda bodies (their CFGs,
+  /// each built on first use).
   const ExecutionOrder &order() const;
   /// Where the body's variables get their values (DefUse.h, built on first
   /// use).

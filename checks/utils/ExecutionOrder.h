@@ -1,7 +1,8 @@
 //===--- ExecutionOrder.h - libtorch-tidy -----------------------*- C++ -*-===//
 //
-// Execution order inside one function body, answered from its control-flow
-// graph (clang's CFG), never from source positions.
+// Execution order inside one function body and the lambda bodies spelled in
+// it, answered from their control-flow graphs (clang's CFG), never from
+// source positions.
 //
 // Design (after clang-tidy's bugprone-use-after-move and utils/ExprSequence):
 //   - the CFG is built once per body with every expression as an element

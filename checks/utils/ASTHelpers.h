@@ -1,12 +1,15 @@
 //===--- ASTHelpers.h - libtorch-tidy ---------------------------*- C++ -*-===//
 //
-// Small helpers on statements and source text shared by the checks.
+// Small helpers on statements, expressions and source text shared by the
+// checks and the analyses.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_ASTHELPERS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_ASTHELPERS_H
 
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
@@ -44,6 +47,16 @@ bool startsBefore(const Stmt *A, const Stmt *B, const SourceManager &SM);
 
 /// The leading whitespace of the line that holds \p Loc (its expansion).
 std::string indentationAt(SourceLocation Loc, const SourceManager &SM);
+
+/// The object expression of a member call, with parens, implicit casts,
+/// `->`/`*` of pointers and smart pointers stripped.
+const Expr *memberCallObject(const CallExpr *Call);
+/// The variable or field \p E names (`x`, `this->x`, `x_`), or null.
+const ValueDecl *namedDecl(const Expr *E);
+/// True when \p E refers to \p D somewhere inside.
+bool refersTo(const Stmt *E, const ValueDecl *D);
+/// True when \p S lies inside a lambda that is itself inside \p Ancestor.
+bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM);
 
 } // namespace clang::tidy::torch_check
 

@@ -13,7 +13,8 @@
 //   - The checks on the core are called once per user function by one pass
 //     over the functions (FunctionDispatch.h): for each function, each
 //     check in turn, so a body is walked while its AST is in the cache.
-//   - Per function, one walk of the body gathers its facts (FunctionFacts):
+//   - Per function, one walk of the body gathers its facts (FunctionFacts,
+//     FunctionFacts.h):
 //     forward passes, losses, backward / autograd::grad, optimizer steps,
 //     zero_grad, grad-mode guards and set_enabled, eval() / train(), in-place
 //     tensor writes (t.add_(x), t += x, indexed assignment `k[0] = f(x)`),
@@ -56,9 +57,13 @@
 //     again with it). Without them nothing changes.
 //   - The names of LibTorch's classes and members are spelled in TorchNames.h
 //     only; the core asks its predicates.
-//   - One helper per question: which variable an expression names
-//     (namedVariable), which variable's storage it writes (storageVariable),
-//     which argument a parameter receives (argumentFor, parameterIndexFor).
+//   - One helper per question (FunctionFacts.h): which variable an expression
+//     names (namedVariable), which variable's storage it writes
+//     (storageVariable), which argument a parameter receives (argumentFor,
+//     parameterIndexFor).
+//   - The core is the top layer of checks/utils (checks/utils/README.md):
+//     it owns the analyses below it and wires the domain analyses' parts of a
+//     summary into the summaries (SummaryTable::build's DomainFn).
 //
 // Cost: nothing is computed for a function until a check asks about it; the
 // walk visits the user's function bodies only, never LibTorch's headers.
@@ -71,6 +76,7 @@
 #include "CallGraph.h"
 #include "DefUse.h"
 #include "ExecutionOrder.h"
+#include "FunctionFacts.h"
 #include "GradGuards.h"
 #include "History.h"
 #include "SummaryModel.h"
@@ -98,156 +104,6 @@ class HistoryEscapes;
 
 class SummaryTable;
 class FunctionDispatch;
-
-/// One thing a function body does that a check may ask about.
-struct Fact {
-  enum Kind {
-    Forward,         ///< a module's forward pass (isForwardCall)
-    Loss,            ///< a LibTorch loss function (isLossFunctionCall)
-    Backward,        ///< tensor.backward(), torch::autograd::backward
-    Grad,            ///< torch::autograd::grad
-    Step,            ///< optimizer.step()
-    ZeroGrad,        ///< optimizer.zero_grad(), module->zero_grad()
-    GradOff,         ///< NoGradGuard / InferenceMode / AutoGradMode(false) / set_enabled(false)
-    GradOn,          ///< AutoGradMode(true) / set_enabled(true)
-    GradUnknown,     ///< a guard or set_enabled whose argument is not a constant
-    Eval,            ///< module.eval(), module.train(false)
-    Train,           ///< module.train(), train(true), train(x)
-    InPlace,         ///< t.add_(x), t.copy_(x), t += x: writes Object's storage
-    IndexedAssign,   ///< k[0] = f(x), k.index({...}) = f(x): writes Object's storage
-    View,            ///< t.view(...), t.select(...), t[0]: a view of Object
-    ContainerInsert, ///< v.push_back(x), m.insert(...), m.emplace(...)
-    Sync,            ///< t.item(), t.cpu(), t.to(kCPU), `os << t`, torch::cuda::synchronize(),
-                     ///< a CUDA stream's or event's synchronize(), cudaDeviceSynchronize()
-    EmptyCache,      ///< CUDACachingAllocator::emptyCache()
-    Load,            ///< torch::jit::load(...)
-    UserCall,        ///< a call of a function defined in the translation unit
-    ClockRead,       ///< std::chrono::steady_clock::now() (any std clock), clock()
-  };
-  Kind K;
-  /// The call, operator call or variable declaration.
-  const Stmt *S;
-  /// The object acted on (the module, optimizer, tensor or container), with
-  /// `->`, `*`, parentheses and casts stripped; null when none.
-  const Expr *Object = nullptr;
-  /// The variable or member Object names (storageVariable); null when none.
-  const ValueDecl *ObjectDecl = nullptr;
-  /// The value written or inserted (IndexedAssign, InPlace, ContainerInsert).
-  const Expr *Value = nullptr;
-  /// UserCall: the callee's key (SummaryTable::key: the template pattern's
-  /// canonical declaration); its definition is Definition.
-  const FunctionDecl *Callee = nullptr;
-  const FunctionDecl *Definition = nullptr;
-  /// Spelled inside a lambda of the body (runs where the lambda is called).
-  bool InLambda = false;
-};
-
-/// The facts of one function body, in the order the walk meets them (source
-/// order; use order() for execution order).
-class FunctionFacts {
-public:
-  FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx);
-
-  const FunctionDecl *function() const { return FD; }
-  const Stmt *body() const { return Body; }
-  llvm::ArrayRef<Fact> all() const { return Facts; }
-  /// The facts of kind \p K.
-  llvm::SmallVector<const Fact *, 4> of(Fact::Kind K) const;
-  bool has(Fact::Kind K) const;
-  /// The fact recorded for \p S, or null.
-  const Fact *factFor(const Stmt *S, Fact::Kind K) const;
-
-  /// True when the body (its lambdas included) calls a function or method,
-  /// or constructs an object of a class, whose own name \p Pred accepts: the
-  /// name of its declaration (`from_blob`, `register_hook`, `set_enabled`),
-  /// resolved or, in a template, not yet resolved. A check whose every
-  /// finding needs such a call asks this first and skips its own walk of the
-  /// body otherwise.
-  bool callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const;
-  bool callsNamed(llvm::StringRef Name) const {
-    return callsNamed([Name](llvm::StringRef N) { return N == Name; });
-  }
-  /// True when the body calls a function that an analysis following calls
-  /// would enter: one defined in the translation unit (followableCallee) or,
-  /// through its linked summary, in another (externalCallee).
-  bool followsCalls() const { return FollowsCalls; }
-  /// True when the body (its lambdas included) spells an overloaded operator
-  /// call of kind \p Op (`t += x`, `c[k] = v`, `m(x)`), resolved or, in a
-  /// template, not yet resolved.
-  bool usesOperator(OverloadedOperatorKind Op) const { return Operators.test(Op); }
-  /// True when the body spells a lambda.
-  bool spellsLambda() const { return Shape.Lambda; }
-  /// True when the body constructs an optimizer (a class derived from
-  /// torch::optim::Optimizer, by its constructor with arguments, `new`, or
-  /// std::make_unique / std::make_shared).
-  bool constructsOptimizer() const { return Shape.OptimizerConstruction; }
-
-  /// What the walk notes about the body as a whole.
-  struct BodyShape {
-    bool Lambda = false;
-    bool OptimizerConstruction = false;
-  };
-
-  /// The calls of the user's functions (CallGraph.h's isUserFunction, the
-  /// callee's canonical declaration), virtual ones included, in the order
-  /// the walk meets them: what CallGraph::collect records.
-  llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>> userFunctionCalls() const {
-    return UserFunctionCalls;
-  }
-
-  /// The parent map of the body (built on first use).
-  const ParentMap &parents() const;
-  /// The execution order of the body and of its lambda bodies (their CFGs,
-  /// each built on first use).
-  const ExecutionOrder &order() const;
-  /// Where the body's variables get their values (DefUse.h, built on first
-  /// use).
-  const DefUse &defUse() const;
-  /// True when autograd is (or may be) off where \p S runs
-  /// (isGradDisabledAt; memoised).
-  bool isGuarded(const Stmt *S) const;
-
-private:
-  const FunctionDecl *FD;
-  const Stmt *Body;
-  ASTContext &Ctx;
-  std::vector<Fact> Facts;
-  llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
-  llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> UserFunctionCalls;
-  bool FollowsCalls = false;
-  std::bitset<NUM_OVERLOADED_OPERATORS> Operators;
-  BodyShape Shape;
-  mutable std::unique_ptr<ParentMap> PM;
-  mutable std::unique_ptr<ExecutionOrder> Order;
-  mutable std::unique_ptr<DefUse> Defs;
-  mutable std::unique_ptr<GradGuardCache> Guards;
-};
-
-/// \p E without parentheses, implicit casts, temporaries, copies and moves,
-/// functional casts, and `*`/`->` of pointers and smart pointers.
-const Expr *stripCopies(const Expr *E);
-
-/// The variable, parameter or data member (of `this`) \p E names, looking
-/// through parentheses, implicit casts, copies and `*`/`->` of pointers and
-/// smart pointers; null when \p E is not such a name.
-const ValueDecl *namedVariable(const Expr *E);
-
-/// The variable whose storage \p E denotes: LoopVariables.h's storageOf
-/// (subscripts, members of a named object, std::get, `*p`), looking first
-/// through tensor views (`k.select(0, i)`, `k.index({...})`, `k.narrow(...)`).
-/// Null when it is not a name.
-const ValueDecl *storageVariable(const Expr *E);
-
-/// The argument \p Call passes to parameter \p ParamIndex of its callee
-/// (member operator calls shift their arguments by one: the object is the
-/// first); null for a default argument or an index out of range.
-const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex);
-
-/// The index of the callee's parameter that receives \p Arg (an argument of
-/// \p Call, compared after stripping parentheses and implicit casts); -1 when
-/// \p Arg is not an argument, is the object of a member operator, or goes to
-/// a variadic part.
-int parameterIndexFor(const CallExpr *Call, const Expr *Arg);
 
 /// The translation unit's shared analysis context.
 class AnalysisCore {

@@ -31,6 +31,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_CALLGRAPH_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_CALLGRAPH_H
 
+#include "Callees.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -50,20 +52,6 @@ inline constexpr unsigned DefaultCallDepth = 3;
 /// own stack (the walks that follow calls recurse one level per call), so the
 /// bound is the checks', never the user's configuration's.
 inline constexpr unsigned MaxCallDepth = 16;
-
-/// The definition a call runs when the analysis may follow it: a direct call
-/// of a function defined in the translation unit (outside system headers and
-/// LibTorch/std namespaces), not dispatched virtually to an unknown override.
-/// Null for calls through pointers, std::function, lambdas' call operators and
-/// library functions.
-const FunctionDecl *followableCallee(const CallExpr *Call, const ASTContext &Ctx);
-
-/// True when \p Call is a virtual call whose override is chosen at run time.
-bool isVirtualDispatch(const CallExpr *Call);
-
-/// True when \p FD is the user's code: not in a system header, not in
-/// LibTorch's or the standard library's namespaces.
-bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx);
 
 class FunctionFacts;
 

@@ -1,7 +1,7 @@
 //===--- Escapes.cpp - libtorch-tidy --------------------------------------===//
 
 #include "Escapes.h"
-#include "AnalysisCore.h"
+#include "FunctionFacts.h"
 #include "History.h"
 #include "TorchNames.h"
 

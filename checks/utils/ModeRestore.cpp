@@ -3,7 +3,7 @@
 #include "ModeRestore.h"
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
-#include "AnalysisCore.h"
+#include "FunctionFacts.h"
 #include "CallFacts.h"
 #include "DefUse.h"
 #include "Traversal.h"

@@ -1,12 +1,10 @@
 //===--- Summaries.cpp - libtorch-tidy ------------------------------------===//
 
 #include "Summaries.h"
-#include "AnalysisCore.h"
 #include "ASTHelpers.h"
-#include "History.h"
+#include "FunctionFacts.h"
 #include "Syncs.h"
 #include "TorchNames.h"
-#include "TrainingLoop.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -28,14 +26,6 @@ std::string usrOf(const Decl *D) {
 }
 
 // ---- the table --------------------------------------------------------------
-
-const FunctionDecl *SummaryTable::key(const FunctionDecl *FD) {
-  if (!FD)
-    return nullptr;
-  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
-    FD = Pattern;
-  return FD->getCanonicalDecl();
-}
 
 const FunctionSummary *SummaryTable::lookup(const FunctionDecl *FD) const {
   auto It = ByKey.find(key(FD));
@@ -93,23 +83,6 @@ bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee
                              const FunctionFacts &F, ASTContext &Ctx) {
   return Callee.SyncEveryCall != NotReached && !valueDecidesControlFlow(Call, F.body(), F.parents()) &&
          runsOnEveryCall(Call, F.body(), F.parents(), Ctx.getSourceManager());
-}
-
-const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) {
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || isVirtualDispatch(Call) || isInLibraryNamespace(Callee))
-    return nullptr;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
-    return nullptr;
-  if (const FunctionDecl *Def = Callee->getDefinition(); Def && Def->hasBody())
-    return nullptr;
-  if (Callee->isImplicit() || Callee->getBuiltinID())
-    return nullptr;
-  SourceLocation Loc = Callee->getLocation();
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (Loc.isInvalid() || SM.isInSystemHeader(Loc))
-    return nullptr;
-  return SummaryTable::key(Callee);
 }
 
 namespace {
@@ -178,56 +151,10 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &
   return false;
 }
 
-/// MemberAccumulations and MembersLeaving of the method \p FD (facts \p F).
-void summariseMembers(const FunctionDecl *FD, const FunctionFacts &F, ASTContext &Ctx,
-                      HistoryFunctions &Functions, FunctionSummary &S) {
-  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(F.body());
-  if (!MD || MD->isStatic() || !Body || !MD->getParent())
-    return;
-  const CXXRecordDecl *RD = MD->getParent();
-  if (MD->getIdentifier() && MD->getName() == "forward" && isModuleClass(RD))
-    return; // residual sums build the graph on purpose
-  // The body's shared analysis (HistoryFunctions::analysis; asked outside
-  // summary(), so the summaries it reads are final).
-  auto OwnHistory = [&]() -> const HistoryAnalysis & { return Functions.analysis(FD, Ctx); };
-  for (const FieldDecl *Field : RD->fields())
-    if (mayCarryHistoryType(Field->getType()) &&
-        (OwnHistory().flowsIntoBackward(Field) || OwnHistory().flowsIntoReturn(Field)))
-      S.MembersLeaving.push_back(Field->getNameAsString());
-  for (const Fact *Fc : F.of(Fact::InPlace)) {
-    if (Fc->InLambda || !Fc->Value || F.isGuarded(Fc->S))
-      continue;
-    const auto *Field = dyn_cast_or_null<FieldDecl>(namedVariable(Fc->Object));
-    if (!Field || Field->getParent() != RD || !isTensorType(Field->getType()))
-      continue;
-    // `total_ += x`, `total_ -= x`, `total_.add_(x)`, `total_.sub_(x)`.
-    bool Accumulates = false;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Fc->S))
-      Accumulates = Op->getOperator() == OO_PlusEqual || Op->getOperator() == OO_MinusEqual;
-    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Fc->S))
-      Accumulates = MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
-                    (MC->getMethodDecl()->getName() == "add_" ||
-                     MC->getMethodDecl()->getName() == "sub_");
-    if (!Accumulates || enclosingLoop(Fc->S, F.parents(), Body))
-      continue;
-    const HistoryAnalysis &History = OwnHistory();
-    if (History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
-        memberLeavesClass(Field, Functions, Ctx))
-      continue;
-    std::optional<MemberHistoryTrace> Trace =
-        traceMemberHistory(FD, Fc->Value, History, Functions, Ctx);
-    if (!Trace)
-      continue;
-    S.MemberAccumulations.push_back({Field->getNameAsString(), Trace->ParamIndex});
-  }
-  normaliseMemberLists(S);
-}
-
 } // namespace
 
 void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx,
-                         FactsFn FactsOf, HistoryFunctions *History,
+                         FactsFn FactsOf, DomainFn Domain,
                          const SummaryDocument *External) {
   clear();
   llvm::SmallPtrSet<const FunctionDecl *, 32> Wanted;
@@ -410,13 +337,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         if (std::string U = usrOf(Callee); !U.empty())
           ResultToBackward.insert(U);
     }
-    S.LoopEvents = helperLoopEvents(FD, Ctx);
-    if (History) {
-      HistoryFunctions::Summary H = History->summary(FD, Ctx);
-      S.ReturnsHistory = H.Always;
-      S.ReturnsHistoryFromArgs = H.FromArgs;
-      summariseMembers(FD, F, Ctx, *History, S);
-    }
+    if (Domain)
+      Domain(FD, F, S);
 
     // Instantiations of one pattern share its key and merge.
     if (auto It = ByKey.find(Key); It != ByKey.end()) {

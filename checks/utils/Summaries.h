@@ -29,6 +29,10 @@
 //   - what a call of the function adds to a caller's training loop
 //     (LoopEvents: TrainingLoop.h's helper events, per depth the caller
 //     follows), for torch-missing-zero-grad across translation units.
+//   - layers (checks/utils/README.md): the summaries sit below the domain
+//     analyses and include none of them; the loop events and the history
+//     parts come from the analysis core, which hands build() a callback
+//     (DomainFn: helperLoopEvents, HistorySummary.h's summariseHistory).
 //   - keys: the canonical declaration of the pattern in the process; the USR
 //     (clang::index::generateUSRForDecl) outside it. A summary converts to
 //     and from llvm::json (toJSON / fromJSON, SummaryModel.h) so that
@@ -43,6 +47,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_SUMMARIES_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_SUMMARIES_H
 
+#include "Callees.h"
 #include "SummaryModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -59,25 +64,32 @@ namespace clang::tidy::torch_check {
 
 class FunctionFacts;
 struct Fact;
-class HistoryFunctions;
 
 /// The summaries of one translation unit.
 class SummaryTable {
 public:
   using FactsFn = std::function<const FunctionFacts &(const FunctionDecl *)>;
+  /// What the domain analyses, a layer above the summaries, add to the
+  /// summary \p S of the definition \p FD (facts \p F): the training loop's
+  /// events (TrainingLoop.h's helperLoopEvents) and the history parts
+  /// (HistorySummary.h). Called once per definition, after its own facts and
+  /// calls are summarised.
+  using DomainFn =
+      std::function<void(const FunctionDecl *FD, const FunctionFacts &F, FunctionSummary &S)>;
 
   /// Summarises \p Functions (definitions of the user's functions), bottom-up.
-  /// \p Facts gives the facts of a definition; \p History the history
-  /// summaries (ReturnsHistory), may be null.
+  /// \p Facts gives the facts of a definition; \p Domain what the domain
+  /// analyses add (LoopEvents, ReturnsHistory...), may be empty.
   /// \p External, when given, holds the linked summaries of the functions
   /// defined in other translation units (looked up by USR).
   void build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx, FactsFn Facts,
-             HistoryFunctions *History, const SummaryDocument *External = nullptr);
+             DomainFn Domain, const SummaryDocument *External = nullptr);
 
   /// The key of \p FD: the canonical declaration of its template pattern (a
   /// member of a class template specialisation or an instantiated function
   /// template maps to the template's), else of \p FD.
-  static const FunctionDecl *key(const FunctionDecl *FD);
+  /// (Callees.h's patternKey.)
+  static const FunctionDecl *key(const FunctionDecl *FD) { return patternKey(FD); }
 
   /// The summary of \p FD (through key()), or null when it has none (a
   /// library function, a declaration without a definition in the TU).
@@ -106,12 +118,6 @@ private:
   std::set<std::string> ResultToBackward;
   std::set<std::string> Uses; ///< USRs called without a definition here
 };
-
-/// The function \p Call calls when it is a user function declared, but not
-/// defined, in the translation unit (so its summary may come from another):
-/// a direct call, not a virtual dispatch, not a lambda, not LibTorch's or a
-/// system header's. Null otherwise.
-const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx);
 
 /// \p Sync (a Fact::Sync of \p F's body) synchronises for a reporting habit
 /// on every call of the function (Syncs.h's habitualSync and runsOnEveryCall):

@@ -2,9 +2,9 @@
 //
 // Predicates on calls of LibTorch's members that the analysis core
 // (AnalysisCore.h) classifies: in-place writes, views and syncs of a tensor,
-// standard containers' inserts, zero_grad. Like every LibTorch name, the
-// member names are spelled once, in TorchNames.cpp; this header only declares
-// the questions.
+// standard containers' inserts, zero_grad, an optimizer's step. Like every
+// LibTorch name, the member names are spelled once, in TorchNames.cpp; this
+// header only declares the questions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +34,9 @@ llvm::StringRef tensorMethodName(const CallExpr *Call);
 bool isContainerInsertCall(const CallExpr *Call);
 /// optimizer.zero_grad() on a torch::optim::Optimizer, or module->zero_grad().
 bool isZeroGradCall(const CallExpr *Call);
+/// optimizer.step(...) on a class derived from torch::optim::Optimizer
+/// (through `.`, `->`, a pointer or a smart pointer).
+bool isOptimizerStepCall(const CallExpr *Call);
 
 } // namespace clang::tidy::torch_check
 

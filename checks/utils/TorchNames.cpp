@@ -778,6 +778,14 @@ bool isZeroGradCall(const CallExpr *Call) {
   return isOptimizerClass(RD) || isAnyModuleLike(RD) || !moduleMethodName(Call).empty();
 }
 
+bool isOptimizerStepCall(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  if (!MC || !calleeIs(Call, "step"))
+    return false;
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  return MD && isOptimizerClass(MD->getParent());
+}
+
 } // namespace clang::tidy::torch_check
 
 namespace clang::tidy::torch_check {

@@ -4,7 +4,7 @@
 #include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
 #include "CallGraph.h"
-#include "Summaries.h"
+#include "Callees.h"
 #include "TorchNames.h"
 #include "Traversal.h"
 
@@ -21,65 +21,6 @@ static llvm::StringRef calleeName(const CallExpr *Call) {
   if (!FD || !FD->getIdentifier())
     return {};
   return FD->getName();
-}
-
-const Expr *memberCallObject(const CallExpr *Call) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-  if (!MC)
-    return nullptr;
-  const Expr *E = MC->getImplicitObjectArgument();
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
-        Op->getNumArgs() == 1) {
-      E = Op->getArg(0);
-      continue;
-    }
-    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
-      E = UO->getSubExpr();
-      continue;
-    }
-    break;
-  }
-  return E;
-}
-
-const ValueDecl *namedDecl(const Expr *E) {
-  if (!E)
-    return nullptr;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
-      return dyn_cast<FieldDecl>(ME->getMemberDecl());
-  return nullptr;
-}
-
-bool refersTo(const Stmt *E, const ValueDecl *D) {
-  return D && anyStmt(E, [&](const Stmt *S) {
-           if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-             return DRE->getDecl() == D;
-           if (const auto *ME = dyn_cast<MemberExpr>(S))
-             return ME->getMemberDecl() == D;
-           return false;
-         });
-}
-
-bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {
-  for (const Stmt *P = PM.getParent(S); P && P != Ancestor; P = PM.getParent(P))
-    if (isa<LambdaExpr>(P))
-      return true;
-  return false;
-}
-
-bool isOptimizerStepCall(const CallExpr *Call) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-  if (!MC || calleeName(Call) != "step")
-    return false;
-  const CXXMethodDecl *MD = MC->getMethodDecl();
-  return MD && isOptimizerClass(MD->getParent());
 }
 
 /// An optimizer, a pointer to one or a smart pointer to one.

@@ -21,7 +21,9 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_TRAININGLOOP_H
 
+#include "ASTHelpers.h"
 #include "SummaryModel.h"
+#include "TorchMembers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -201,19 +203,6 @@ std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &C
 /// A step(closure) whose closure is not spelled at the call (it may zero the
 /// gradients); for a linked step, what its summary says.
 bool stepHasOpaqueClosure(const TrainingEvent &Step);
-
-/// optimizer.step(...) on a class derived from torch::optim::Optimizer
-/// (through `.`, `->`, a pointer or a smart pointer).
-bool isOptimizerStepCall(const CallExpr *Call);
-/// The object expression of a member call, with parens, implicit casts,
-/// `->`/`*` of pointers and smart pointers stripped.
-const Expr *memberCallObject(const CallExpr *Call);
-/// The variable or field \p E names (`x`, `this->x`, `x_`), or null.
-const ValueDecl *namedDecl(const Expr *E);
-/// True when \p E refers to \p D somewhere inside.
-bool refersTo(const Stmt *E, const ValueDecl *D);
-/// True when \p S lies inside a lambda that is itself inside \p Ancestor.
-bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM);
 
 } // namespace clang::tidy::torch_check
 

@@ -1,0 +1,70 @@
+//===--- Callees.cpp - libtorch-tidy --------------------------------------===//
+
+#include "Callees.h"
+#include "TorchNames.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+namespace clang::tidy::torch_check {
+
+bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx) {
+  return FD && !isInLibraryNamespace(FD) && !FD->isInStdNamespace() &&
+         !Ctx.getSourceManager().isInSystemHeader(FD->getLocation());
+}
+
+bool isVirtualDispatch(const CallExpr *Call) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->isVirtual() || MD->hasAttr<FinalAttr>() || MD->getParent()->hasAttr<FinalAttr>())
+    return false;
+  const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
+  if (!ME || ME->hasQualifier())
+    return false; // Base::f(): no dispatch
+  // An object (not a pointer or reference) has a known dynamic type.
+  if (!ME->isArrow())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && !VD->getType()->isReferenceType())
+        return false;
+  return true;
+}
+
+const FunctionDecl *followableCallee(const CallExpr *Call, const ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isVirtualDispatch(Call))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
+    return nullptr;
+  const FunctionDecl *Def = Callee->getDefinition();
+  if (!Def || !isa_and_nonnull<CompoundStmt>(Def->getBody()) || !isUserFunction(Def, Ctx))
+    return nullptr;
+  return Def;
+}
+
+const FunctionDecl *patternKey(const FunctionDecl *FD) {
+  if (!FD)
+    return nullptr;
+  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    FD = Pattern;
+  return FD->getCanonicalDecl();
+}
+
+const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isVirtualDispatch(Call) || isInLibraryNamespace(Callee))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->getParent()->isLambda())
+    return nullptr;
+  if (const FunctionDecl *Def = Callee->getDefinition(); Def && Def->hasBody())
+    return nullptr;
+  if (Callee->isImplicit() || Callee->getBuiltinID())
+    return nullptr;
+  SourceLocation Loc = Callee->getLocation();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Loc.isInvalid() || SM.isInSystemHeader(Loc))
+    return nullptr;
+  return patternKey(Callee);
+}
+
+} // namespace clang::tidy::torch_check

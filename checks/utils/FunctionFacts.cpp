@@ -1,0 +1,406 @@
+//===--- FunctionFacts.cpp - libtorch-tidy --------------------------------===//
+
+#include "FunctionFacts.h"
+#include "ASTHelpers.h"
+#include "Callees.h"
+#include "GradGuards.h"
+#include "LoopVariables.h"
+#include "TorchMembers.h"
+#include "TorchNames.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace clang::tidy::torch_check {
+
+// ---- one helper per question ------------------------------------------------
+
+const Expr *stripCopies(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = Cast->getSubExpr();
+    else if (const auto *Tmp = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = Tmp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = Bind->getSubExpr();
+    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Next))
+      Next = Cleanups->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next);
+             Construct && Construct->getNumArgs() == 1 &&
+             Construct->getConstructor()->isCopyOrMoveConstructor())
+      Next = Construct->getArg(0);
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Next);
+             Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+             Op->getNumArgs() == 1)
+      Next = Op->getArg(0);
+    else if (const auto *UO = dyn_cast<UnaryOperator>(Next); UO && UO->getOpcode() == UO_Deref)
+      Next = UO->getSubExpr();
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  return E;
+}
+
+const ValueDecl *namedVariable(const Expr *E) { return namedDecl(stripCopies(E)); }
+
+const ValueDecl *storageVariable(const Expr *E) {
+  // Views first (`k.select(0, i)`, `k.index({...})`), then LoopVariables.h's
+  // storageOf (subscripts, members, std::get, `*p`); a subscript's object
+  // again (a loop, not a recursion: `a[i][j]...` nests as deep as it is spelt).
+  for (;;) {
+    for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(stripCopies(E));
+      if (!Call || classifyTensorMethod(Call) != TensorMethodKind::View)
+        break;
+      E = Call->getImplicitObjectArgument();
+    }
+    if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(stripCopies(E));
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+      E = Op->getArg(0);
+      continue;
+    }
+    return E ? storageOf(E) : nullptr;
+  }
+}
+
+/// Member operators called as `a op b` put the object first.
+static unsigned argumentShift(const CallExpr *Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()) &&
+        !cast<CXXMethodDecl>(Op->getDirectCallee())->isStatic())
+      return 1;
+  return 0;
+}
+
+const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex) {
+  if (!Call)
+    return nullptr;
+  unsigned I = ParamIndex + argumentShift(Call);
+  if (I >= Call->getNumArgs())
+    return nullptr;
+  const Expr *Arg = Call->getArg(I);
+  return isa<CXXDefaultArgExpr>(Arg) ? nullptr : Arg;
+}
+
+int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
+  if (!Call || !Arg)
+    return -1;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  unsigned Shift = argumentShift(Call);
+  const Expr *Wanted = Arg->IgnoreParenImpCasts();
+  for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
+    if (Call->getArg(I)->IgnoreParenImpCasts() != Wanted)
+      continue;
+    unsigned P = I - Shift;
+    if (!Callee || P >= Callee->getNumParams())
+      return -1;
+    return static_cast<int>(P);
+  }
+  return -1;
+}
+
+// ---- facts ------------------------------------------------------------------
+
+namespace {
+class FactCollector : public RecursiveASTVisitor<FactCollector> {
+public:
+  FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
+                llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
+                bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
+                FunctionFacts::BodyShape &Shape, ASTContext &Ctx)
+      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
+        Operators(Operators), Shape(Shape), Ctx(Ctx) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    Shape.Lambda = true;
+    ++LambdaDepth;
+    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return R;
+  }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    switch (guardVarEffect(VD, Ctx)) {
+    case GradEffect::Disables:
+      add(Fact::GradOff, VD->getInit() ? static_cast<const Stmt *>(VD->getInit()) : nullptr, VD);
+      break;
+    case GradEffect::Enables:
+      add(Fact::GradOn, VD->getInit(), VD);
+      break;
+    case GradEffect::Unknown:
+      add(Fact::GradUnknown, VD->getInit(), VD);
+      break;
+    case GradEffect::None:
+      break;
+    }
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor()) {
+      addName(Ctor->getParent()->getIdentifier());
+      if (!Shape.OptimizerConstruction && Construct->getNumArgs() >= 1 &&
+          !Ctor->isCopyOrMoveConstructor() && isOptimizerClass(Ctor->getParent()))
+        Shape.OptimizerConstruction = true;
+    }
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    addCalleeName(Call);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      Operators.set(Op->getOperator());
+    if (!Shape.OptimizerConstruction)
+      Shape.OptimizerConstruction = makesOptimizer(Call);
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
+      UserCalls.push_back({Call, Callee->getCanonicalDecl()});
+    if (!FollowsCalls && (followableCallee(Call, Ctx) || externalCallee(Call, Ctx)))
+      FollowsCalls = true;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      operatorCall(Op);
+    if (isForwardCall(Call)) {
+      add(Fact::Forward, Call, nullptr, forwardCallObject(Call));
+      return true;
+    }
+    if (isLossFunctionCall(Call)) {
+      add(Fact::Loss, Call);
+      return true;
+    }
+    if (isBackwardOrGradCall(Call)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      bool IsGrad = FD && isNamed(FD, names::AutogradGrad);
+      const Expr *Obj = memberCallObject(Call);
+      if (!Obj && Call->getNumArgs())
+        Obj = Call->getArg(0);
+      add(IsGrad ? Fact::Grad : Fact::Backward, Call, nullptr, Obj);
+      return true;
+    }
+    if (isOptimizerStepCall(Call)) {
+      add(Fact::Step, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    if (isZeroGradCall(Call)) {
+      add(Fact::ZeroGrad, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    switch (classifySetGradEnabled(Call, Ctx)) {
+    case SetGradEnabled::Disables:
+      add(Fact::GradOff, Call);
+      return true;
+    case SetGradEnabled::Enables:
+      add(Fact::GradOn, Call);
+      return true;
+    case SetGradEnabled::Unknown:
+      add(Fact::GradUnknown, Call);
+      return true;
+    case SetGradEnabled::NotACall:
+      break;
+    }
+    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
+      add(Mode == ModeSwitch::Eval ? Fact::Eval : Fact::Train, Call, nullptr, memberCallObject(Call));
+      return true;
+    }
+    switch (classifyTensorMethod(Call)) {
+    case TensorMethodKind::InPlace: {
+      const Expr *Value = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+      add(Fact::InPlace, Call, nullptr, memberCallObject(Call), Value);
+      return true;
+    }
+    case TensorMethodKind::View:
+      add(Fact::View, Call, nullptr, memberCallObject(Call));
+      return true;
+    case TensorMethodKind::Sync:
+      add(Fact::Sync, Call, nullptr, memberCallObject(Call));
+      return true;
+    case TensorMethodKind::Detach:
+    case TensorMethodKind::Other:
+      break;
+    }
+    if (isDeviceSynchronizeCall(Call)) {
+      add(Fact::Sync, Call);
+      return true;
+    }
+    if (isClockReading(Call)) {
+      add(Fact::ClockRead, Call);
+      return true;
+    }
+    if (isEmptyCacheCall(Call)) {
+      add(Fact::EmptyCache, Call);
+      return true;
+    }
+    if (isJitLoadCall(Call)) {
+      add(Fact::Load, Call);
+      return true;
+    }
+    if (isContainerInsertCall(Call)) {
+      const Expr *Value = Call->getNumArgs() ? Call->getArg(Call->getNumArgs() - 1) : nullptr;
+      add(Fact::ContainerInsert, Call, nullptr, memberCallObject(Call), Value);
+      return true;
+    }
+    if (const FunctionDecl *Def = followableCallee(Call, Ctx)) {
+      size_t I = add(Fact::UserCall, Call);
+      Facts[I].Callee = patternKey(Def);
+      Facts[I].Definition = Def;
+    }
+    return true;
+  }
+
+private:
+  /// std::make_unique<Optimizer>(...) / std::make_shared<Optimizer>(...).
+  static bool makesOptimizer(const CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() ||
+        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
+        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
+      return false;
+    const auto *Args = FD->getTemplateSpecializationArgs();
+    return Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
+           isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl());
+  }
+
+  void addName(const IdentifierInfo *II) {
+    if (II)
+      Names.insert(II);
+  }
+
+  /// The callee's own name, resolved or not (in a template: an overload set,
+  /// a member of a dependent object).
+  void addCalleeName(const CallExpr *Call) {
+    if (const FunctionDecl *FD = Call->getDirectCallee()) {
+      addName(FD->getIdentifier());
+      return;
+    }
+    const Expr *Callee = Call->getCallee();
+    if (!Callee)
+      return;
+    Callee = Callee->IgnoreParenImpCasts();
+    if (const auto *Overloads = dyn_cast<OverloadExpr>(Callee))
+      addName(Overloads->getName().getAsIdentifierInfo());
+    else if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+      addName(Dependent->getMember().getAsIdentifierInfo());
+    else if (const auto *Scoped = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+      addName(Scoped->getDeclName().getAsIdentifierInfo());
+    else if (const auto *Member = dyn_cast<MemberExpr>(Callee))
+      addName(Member->getMemberDecl()->getIdentifier());
+  }
+
+  void operatorCall(const CXXOperatorCallExpr *Op) {
+    if (Op->getNumArgs() != 2)
+      return;
+    // `std::cout << t` copies the tensor's values to the host: it waits for
+    // the work that computes them.
+    if (Op->getOperator() == OO_LessLess && isTensorType(Op->getArg(1)->getType())) {
+      add(Fact::Sync, Op, nullptr, Op->getArg(1)->IgnoreParenImpCasts());
+      return;
+    }
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (!MD || (!isDerivedFromOrSame(MD->getParent(), names::Tensor) &&
+                !isDerivedFromOrSame(MD->getParent(), names::TensorBase)))
+      return;
+    const Expr *LHS = Op->getArg(0)->IgnoreParenImpCasts();
+    switch (Op->getOperator()) {
+    case OO_Equal: {
+      // `k[0] = f(x)` and `k.index({...}) = f(x)` write k's storage (assigning
+      // to a temporary Tensor copies into it); `k = f(x)` rebinds k.
+      const auto *Sub = dyn_cast<CXXOperatorCallExpr>(stripCopies(LHS));
+      const auto *View = dyn_cast<CXXMemberCallExpr>(stripCopies(LHS));
+      bool Indexed = (Sub && Sub->getOperator() == OO_Subscript) ||
+                     (View && classifyTensorMethod(View) == TensorMethodKind::View);
+      if (Indexed)
+        add(Fact::IndexedAssign, Op, nullptr, LHS, Op->getArg(1));
+      return;
+    }
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+    case OO_StarEqual:
+    case OO_SlashEqual:
+      add(Fact::InPlace, Op, nullptr, LHS, Op->getArg(1));
+      return;
+    default:
+      return;
+    }
+  }
+
+  size_t add(Fact::Kind K, const Stmt *S, const ValueDecl *Decl = nullptr,
+             const Expr *Object = nullptr, const Expr *Value = nullptr) {
+    Fact F{K, S};
+    F.Object = Object ? stripHolderArrow(Object) : nullptr;
+    F.ObjectDecl = Decl ? Decl : storageVariable(Object);
+    F.Value = Value;
+    F.InLambda = LambdaDepth > 0;
+    Facts.push_back(F);
+    return Facts.size() - 1;
+  }
+
+  std::vector<Fact> &Facts;
+  llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
+  llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
+  bool &FollowsCalls;
+  std::bitset<NUM_OVERLOADED_OPERATORS> &Operators;
+  FunctionFacts::BodyShape &Shape;
+  ASTContext &Ctx;
+  unsigned LambdaDepth = 0;
+};
+} // namespace
+
+FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
+    : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
+  if (Body)
+    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape, Ctx)
+        .TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+bool FunctionFacts::callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const {
+  return llvm::any_of(CalleeNames, [&](const IdentifierInfo *II) { return Pred(II->getName()); });
+}
+
+llvm::SmallVector<const Fact *, 4> FunctionFacts::of(Fact::Kind K) const {
+  llvm::SmallVector<const Fact *, 4> Result;
+  for (const Fact &F : Facts)
+    if (F.K == K)
+      Result.push_back(&F);
+  return Result;
+}
+
+bool FunctionFacts::has(Fact::Kind K) const {
+  return llvm::any_of(Facts, [K](const Fact &F) { return F.K == K; });
+}
+
+const Fact *FunctionFacts::factFor(const Stmt *S, Fact::Kind K) const {
+  for (const Fact &F : Facts)
+    if (F.S == S && F.K == K)
+      return &F;
+  return nullptr;
+}
+
+const ParentMap &FunctionFacts::parents() const {
+  if (!PM)
+    PM = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
+  return *PM;
+}
+
+const ExecutionOrder &FunctionFacts::order() const {
+  if (!Order)
+    Order = std::make_unique<ExecutionOrder>(FD, Body, Ctx);
+  return *Order;
+}
+
+const DefUse &FunctionFacts::defUse() const {
+  if (!Defs)
+    Defs = std::make_unique<DefUse>(Body);
+  return *Defs;
+}
+
+bool FunctionFacts::isGuarded(const Stmt *S) const {
+  if (!Guards)
+    Guards = std::make_unique<GradGuardCache>(parents(), Ctx);
+  return Guards->isDisabledAt(S);
+}
+
+} // namespace clang::tidy::torch_check

@@ -1,0 +1,3 @@
+// Layer 2 of the fixture.
+#pragma once
+#include "Low.h"

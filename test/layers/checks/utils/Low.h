@@ -1,0 +1,2 @@
+// Layer 1 of the fixture.
+#pragma once

@@ -20,6 +20,8 @@ import sys
 
 def read_layers(readme):
     """{module: layer} from the Layers table of the README."""
+    if not os.path.isfile(readme):
+        sys.exit(f"{readme}: missing (its Layers table places every module of checks/utils)")
     text = open(readme, encoding="utf-8").read()
     section = re.search(r"^## Layers\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     if not section:

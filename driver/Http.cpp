@@ -2,7 +2,6 @@
 #include "Http.h"
 #include "Process.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
@@ -33,11 +32,14 @@ HttpResponse httpRequest(const HttpRequest &Request) {
   }
   llvm::SmallString<128> HeaderFile, BodyFile, OutFile;
   std::vector<llvm::SmallString<128> *> Files = {&HeaderFile, &BodyFile, &OutFile};
-  auto Cleanup = llvm::make_scope_exit([&] {
-    for (auto *F : Files)
-      if (!F->empty())
-        llvm::sys::fs::remove(*F);
-  });
+  struct Cleanup { // the temporary files go on every return
+    std::vector<llvm::SmallString<128> *> &Files;
+    ~Cleanup() {
+      for (auto *F : Files)
+        if (!F->empty())
+          llvm::sys::fs::remove(*F);
+    }
+  } RemoveFiles{Files};
   for (auto *F : Files)
     if (auto EC = llvm::sys::fs::createTemporaryFile("libtorch-tidy-http", "txt", *F)) {
       R.Error = "cannot create a temporary file: " + EC.message();

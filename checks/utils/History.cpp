@@ -14,7 +14,6 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/ADT/ScopeExit.h"
 
 namespace clang::tidy::torch_check {
 
@@ -160,7 +159,10 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   if (SummaryDepth >= MaxSummaryDepth)
     return {};
   ++SummaryDepth;
-  auto Leave = llvm::make_scope_exit([&] { --SummaryDepth; });
+  struct Leave {
+    unsigned &Depth;
+    ~Leave() { --Depth; }
+  } Leaving{SummaryDepth};
   Summaries[Def] = Entry{};
   Summary S;
   {

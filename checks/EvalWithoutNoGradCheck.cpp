@@ -721,10 +721,8 @@ bool EvalWithoutNoGradCheck::silenced(const Finding &F) {
   // The call graph is the core's, built on the first finding that asks.
   const CallGraph &Graph = core().calls(*Unit);
   const FunctionDecl *Function = F.Function;
-  if (Graph.guardedOnEveryPath(Function, CallDepth))
-    return true;
-  // The chains of callers here start at functions (the finding's own, when
-  // nobody here calls it) every caller of which in other files holds a
+  // A chain of callers here may also start at a function (the finding's own,
+  // when nobody here calls it) every caller of which in other files holds a
   // guard, over any number of files (linked).
   if (Graph.guardedOnEveryPath(Function, CallDepth, [&](const FunctionDecl *Entry) {
         return core().calledOnlyUnderGuardsElsewhere(Entry);

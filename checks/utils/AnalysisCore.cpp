@@ -248,28 +248,28 @@ std::string AnalysisCore::configure(llvm::StringRef Input, llvm::StringRef Outpu
   return {};
 }
 
-const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) const {
+std::string AnalysisCore::askElsewhere(const FunctionDecl *FD,
+                                       std::set<std::string> &Asked) const {
   if (!FD)
-    return nullptr;
+    return {};
   if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
-    return nullptr; // defined here: its own summary decides
+    return {}; // defined here: its own body and summary decide
   std::string USR = usrOf(SummaryTable::key(FD));
-  if (USR.empty())
-    return nullptr;
-  ReadsSummaries.insert(USR);
-  return External ? External->lookup(USR) : nullptr;
+  if (!USR.empty())
+    Asked.insert(USR);
+  return USR;
+}
+
+const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) const {
+  std::string USR = askElsewhere(FD, ReadsSummaries);
+  return !USR.empty() && External ? External->lookup(USR) : nullptr;
 }
 
 bool AnalysisCore::keepsNoHistoryElsewhere(const FunctionDecl *FD) const {
-  if (!FD || (!External && !writesSummaries()))
+  if (!External && !writesSummaries())
     return false; // nothing to read, nothing to record
-  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
-    return false; // defined here: its own body decides
-  std::string USR = usrOf(SummaryTable::key(FD));
-  if (USR.empty())
-    return false;
-  ReadsKeeps.insert(USR);
-  const FunctionSummary *S = External ? External->lookup(USR) : nullptr;
+  std::string USR = askElsewhere(FD, ReadsKeeps);
+  const FunctionSummary *S = !USR.empty() && External ? External->lookup(USR) : nullptr;
   return S && S->KeepsNoHistory;
 }
 
@@ -311,12 +311,14 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
     std::string USR = Ext ? usrOf(Ext) : std::string();
     if (USR.empty())
       continue;
-    if (S.Guarded || Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth)) {
+    if (S.Guarded) {
       Doc.CalledGuarded.insert(USR);
       continue;
     }
+    // One walk up the unit's chains: an entry point other files may call is
+    // taken as guarded and listed; the link decides it.
     std::set<std::string> Entries;
-    bool Open = Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth, [&](const FunctionDecl *E) {
+    bool Guarded = Graph.guardedOnEveryPath(S.Caller, DefaultCallDepth, [&](const FunctionDecl *E) {
       if (!calledFromOtherFiles(E))
         return false;
       std::string EntryUSR = usrOf(SummaryTable::key(E));
@@ -325,10 +327,12 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
       Entries.insert(std::move(EntryUSR));
       return true;
     });
-    if (Open && !Entries.empty())
-      Doc.CalledUnguardedVia[USR].insert(Entries.begin(), Entries.end());
-    else
+    if (!Guarded)
       Doc.CalledUnguarded.insert(USR);
+    else if (Entries.empty())
+      Doc.CalledGuarded.insert(USR); // guarded on every chain within the unit
+    else
+      Doc.CalledUnguardedVia[USR].insert(Entries.begin(), Entries.end());
   }
   for (const std::string &USR : Doc.CalledUnguarded) {
     Doc.CalledGuarded.erase(USR);

@@ -218,6 +218,10 @@ private:
   /// The USR of \p FD for a question about its callers in other files,
   /// recorded (ReadsCallers); empty when it has none.
   std::string askCallers(const FunctionDecl *FD) const;
+  /// The USR of \p FD for a question about its linked summary, recorded in
+  /// \p Asked (ReadsSummaries, ReadsKeeps); empty when \p FD is defined
+  /// here (its own body decides) or has no USR.
+  std::string askElsewhere(const FunctionDecl *FD, std::set<std::string> &Asked) const;
   /// FunctionSummary::KeepsNoHistory of the unit's functions, into \p Doc.
   void recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc);
 

@@ -50,6 +50,26 @@ std::unique_ptr<Unit> parse(llvm::StringRef Code, llvm::StringRef Name = "input.
   return U;
 }
 
+/// The document \p U's core writes at the end of its translation unit (the
+/// option TorchSummariesOutput): its summaries, and the questions \p Ask put
+/// to the core before.
+SummaryDocument writtenDocument(Unit &U, llvm::function_ref<void(Unit &)> Ask = nullptr) {
+  llvm::SmallString<128> Out;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-unit", "json", Out));
+  EXPECT_EQ(U.Core.configure("", Out), "");
+  if (Ask)
+    Ask(U);
+  U.Core.summaries(U.ctx());
+  EXPECT_EQ(U.Core.endTranslationUnit(), "");
+  auto Doc = readSummaryFile(Out);
+  llvm::sys::fs::remove(Out);
+  if (!Doc) {
+    ADD_FAILURE() << llvm::toString(Doc.takeError());
+    return SummaryDocument();
+  }
+  return std::move(*Doc);
+}
+
 const char *Shared = R"cpp(
 torch::Tensor evaluate_actions(Net &m, torch::Tensor x);
 inline torch::Tensor score(Net &m, torch::Tensor x) { return m->forward(x); }
@@ -388,16 +408,7 @@ TEST(Link, CallersGuardsAreRecordedAndLinked) {
 torch::Tensor evaluate_batch(Net &m, torch::Tensor x);
 )cpp";
   auto WriteUnit = [&](llvm::StringRef Code, llvm::StringRef Name) {
-    auto U = parse(std::string(Decl) + Code.str(), Name);
-    llvm::SmallString<128> Out;
-    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-guards", "json", Out));
-    EXPECT_EQ(U->Core.configure("", Out), "");
-    U->Core.summaries(U->ctx());
-    EXPECT_EQ(U->Core.endTranslationUnit(), "");
-    auto Doc = readSummaryFile(Out);
-    llvm::sys::fs::remove(Out);
-    EXPECT_TRUE(bool(Doc));
-    return Doc ? std::move(*Doc) : SummaryDocument();
+    return writtenDocument(*parse(std::string(Decl) + Code.str(), Name));
   };
   // Guarded at the call, and through the only chain of callers above it.
   SummaryDocument Guarded = WriteUnit(R"cpp(
@@ -502,16 +513,7 @@ torch::Tensor stage(Net &m, torch::Tensor x);
 torch::Tensor detect(Net &m, torch::Tensor x);
 )cpp";
   auto WriteUnit = [&](llvm::StringRef Code, llvm::StringRef Name) {
-    auto U = parse(std::string(Decls) + Code.str(), Name);
-    llvm::SmallString<128> Out;
-    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-chain", "json", Out));
-    EXPECT_EQ(U->Core.configure("", Out), "");
-    U->Core.summaries(U->ctx());
-    EXPECT_EQ(U->Core.endTranslationUnit(), "");
-    auto Doc = readSummaryFile(Out);
-    llvm::sys::fs::remove(Out);
-    EXPECT_TRUE(bool(Doc));
-    return Doc ? std::move(*Doc) : SummaryDocument();
+    return writtenDocument(*parse(std::string(Decls) + Code.str(), Name));
   };
   // app.cpp -> detect (pipeline.cpp) -> stage (mid.cpp) -> evaluate_batch.
   SummaryDocument Mid = WriteUnit(R"cpp(
@@ -720,20 +722,14 @@ torch::Tensor sample_and_keep(Policy &p, torch::Tensor x);
 std::vector<torch::Tensor> kept;
 torch::Tensor stash(torch::Tensor x);
 )cpp";
-  llvm::SmallString<128> Out;
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps", "json", Out));
   auto Def = parse(std::string(Decls) + R"cpp(
 torch::Tensor sample(Policy &p, torch::Tensor x) { auto y = p.net->forward(x); return y.softmax(1); }
 torch::Tensor sample_and_keep(Policy &p, torch::Tensor x) { p.last = p.net->forward(x); return p.last; }
 torch::Tensor stash(torch::Tensor x) { kept.push_back(x * 2); return x; }
 int count(int n) { return n + 1; }
 )cpp", "policy.cpp");
-  EXPECT_EQ(Def->Core.configure("", Out), "");
-  Def->Core.summaries(Def->ctx());
-  EXPECT_EQ(Def->Core.endTranslationUnit(), "");
-  auto Doc = readSummaryFile(Out);
-  llvm::sys::fs::remove(Out);
-  ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
+  SummaryDocument Doc = writtenDocument(*Def);
+  ASSERT_FALSE(Doc.Functions.empty());
   auto Keeps = [&](const SummaryDocument &D, llvm::StringRef Name) {
     for (const auto &[USR, S] : D.Functions)
       if (S.Name == Name)
@@ -741,12 +737,12 @@ int count(int n) { return n + 1; }
     ADD_FAILURE() << "no summary of " << Name.str();
     return false;
   };
-  EXPECT_TRUE(Keeps(*Doc, "sample"));
-  EXPECT_FALSE(Keeps(*Doc, "sample_and_keep")); // a member of its argument
-  EXPECT_FALSE(Keeps(*Doc, "stash"));                   // a global container
-  EXPECT_FALSE(Keeps(*Doc, "count"));                   // no tensor parameter: not recorded
+  EXPECT_TRUE(Keeps(Doc, "sample"));
+  EXPECT_FALSE(Keeps(Doc, "sample_and_keep")); // a member of its argument
+  EXPECT_FALSE(Keeps(Doc, "stash"));           // a global container
+  EXPECT_FALSE(Keeps(Doc, "count"));           // no tensor parameter: not recorded
   std::string Sample;
-  for (const auto &[USR, S] : Doc->Functions)
+  for (const auto &[USR, S] : Doc.Functions)
     if (S.Name == "sample")
       Sample = USR;
   // Information, not an effect: an otherwise empty summary stays empty.
@@ -755,16 +751,16 @@ int count(int n) { return n + 1; }
   Only.KeepsNoHistory = true;
   EXPECT_TRUE(Only.isEmpty());
   // Round trip.
-  auto Back = parseSummaryDocument(Doc->toText());
+  auto Back = parseSummaryDocument(Doc.toText());
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
-  EXPECT_EQ(Back->toText(), Doc->toText());
+  EXPECT_EQ(Back->toText(), Doc.toText());
   EXPECT_TRUE(Keeps(*Back, "sample"));
   // A merge keeps it only when every unit says it, in either order.
-  SummaryDocument Other = *Doc;
+  SummaryDocument Other = Doc;
   Other.Functions[Sample].KeepsNoHistory = false;
-  SummaryDocument AB = *Doc, BA = Other;
+  SummaryDocument AB = Doc, BA = Other;
   AB.merge(Other);
-  BA.merge(*Doc);
+  BA.merge(Doc);
   EXPECT_FALSE(Keeps(AB, "sample"));
   EXPECT_EQ(AB.toText(), BA.toText());
 
@@ -775,22 +771,16 @@ torch::Tensor act(Policy &p, torch::Tensor obs) { auto probs = sample(p, obs); r
 )cpp", "agent.cpp");
   const auto *SampleDecl = Use->declared("sample");
   ASSERT_NE(SampleDecl, nullptr);
-  llvm::SmallString<128> UseOut;
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps-use", "json", UseOut));
-  EXPECT_EQ(Use->Core.configure("", UseOut), "");
-  EXPECT_FALSE(Use->Core.keepsNoHistoryElsewhere(SampleDecl)); // no linked document
-  EXPECT_EQ(Use->Core.endTranslationUnit(), "");
-  auto AskedDoc = readSummaryFile(UseOut);
-  llvm::sys::fs::remove(UseOut);
-  ASSERT_TRUE(bool(AskedDoc));
-  SummaryDocument Asked = std::move(*AskedDoc);
+  SummaryDocument Asked = writtenDocument(*Use, [&](Unit &U) {
+    EXPECT_FALSE(U.Core.keepsNoHistoryElsewhere(SampleDecl)); // no linked document
+  });
   EXPECT_EQ(Asked.ReadsKeeps, std::set<std::string>{Sample});
   EXPECT_TRUE(Asked.ReadsSummaries.empty());
-  EXPECT_TRUE(Doc->changesAnalysisOf(Asked));
+  EXPECT_TRUE(Doc.changesAnalysisOf(Asked));
   EXPECT_FALSE(AB.changesAnalysisOf(Asked));
   llvm::SmallString<128> Linked;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("link-test-keeps-linked", "json", Linked));
-  ASSERT_FALSE(bool(writeSummaryFile(Linked, *Doc)));
+  ASSERT_FALSE(bool(writeSummaryFile(Linked, Doc)));
   AnalysisCore Reader;
   EXPECT_EQ(Reader.configure(Linked, ""), "");
   EXPECT_TRUE(Reader.keepsNoHistoryElsewhere(SampleDecl));

@@ -103,6 +103,14 @@ unsigned byteColumn(SourceCache &Sources, const Location &L, unsigned CodePoints
   return I + 1;
 }
 
+/// The physical location of the first of \p O's "locations" (a result's, a
+/// notification's); null when it has none.
+const json::Object *firstPhysicalLocation(const json::Object &O) {
+  const json::Array *Locs = O.getArray("locations");
+  const json::Object *First = Locs && !Locs->empty() ? (*Locs)[0].getAsObject() : nullptr;
+  return First ? First->getObject("physicalLocation") : nullptr;
+}
+
 Location sarifLocation(const json::Object *Physical, llvm::StringRef Root, SourceCache &Sources) {
   Location L;
   if (!Physical)
@@ -165,9 +173,8 @@ llvm::Error readSarif(const json::Object &Doc, Input &In, llvm::StringRef Root, 
               N.CrashReport = Props->getString("crashReport").value_or("").str();
             if (const json::Object *M = O->getObject("message"))
               N.Message = noticeMessage(M->getString("text").value_or(""), N.CrashReport);
-            if (const json::Array *Locs = O->getArray("locations"))
-              if (!Locs->empty() && (*Locs)[0].getAsObject())
-                N.File = sarifLocation((*Locs)[0].getAsObject()->getObject("physicalLocation"), Root, Sources).File;
+            if (const json::Object *Physical = firstPhysicalLocation(*O))
+              N.File = sarifLocation(Physical, Root, Sources).File;
             In.Notices.push_back(std::move(N));
           }
   const json::Array *Results = Run.getArray("results");
@@ -182,9 +189,8 @@ llvm::Error readSarif(const json::Object &Doc, Input &In, llvm::StringRef Root, 
     F.Level = R->getString("level").value_or("warning").str();
     if (const json::Object *M = R->getObject("message"))
       F.Message = M->getString("text").value_or("").str();
-    if (const json::Array *Locs = R->getArray("locations"))
-      if (!Locs->empty() && (*Locs)[0].getAsObject())
-        F.Loc = sarifLocation((*Locs)[0].getAsObject()->getObject("physicalLocation"), Root, Sources);
+    if (const json::Object *Physical = firstPhysicalLocation(*R))
+      F.Loc = sarifLocation(Physical, Root, Sources);
     if (const json::Array *Related = R->getArray("relatedLocations"))
       for (const json::Value &RL : *Related) {
         const json::Object *O = RL.getAsObject();

@@ -27,20 +27,9 @@ jwpleow_stereo_libtorch_inference 1fccbae667cf main.cpp InferClient.cpp InferCli
 taifyang_yolo-inference 919957e08ae0 cpp/libtorch cpp/yolo.h cpp/yolo.cpp cpp/yolo_classify.h cpp/yolo_detect.h cpp/yolo_obb.h cpp/yolo_pose.h cpp/yolo_segment.h cpp/utils.h cpp/utils.cpp cpp/main.cpp cpp/magic_enum.hpp
 EOF
 
-while read -r name commit paths; do
-  src=$CLONES/$name
-  [[ -d $src ]] || { echo "precision-issue36-setup.sh: no copy of $name in $CLONES" >&2; exit 2; }
-  if head=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
-    [[ $head == "$commit"* ]] || { echo "precision-issue36-setup.sh: $name is at ${head:0:12}, not $commit" >&2; exit 2; }
-  fi
-  dst=$PROJECTS/$name
-  rm -rf "$dst"
-  mkdir -p "$dst"
-  for p in $paths; do
-    mkdir -p "$dst/$(dirname "$p")"
-    cp -r "$src/$p" "$dst/$p"
-  done
-done <<<"$TABLE"
+# shellcheck source=precision-layout.sh
+source "$(dirname "$0")/precision-layout.sh"
+layout_projects precision-issue36-setup.sh 1 <<<"$TABLE"
 
 cd "$PROJECTS"
 OPENCV=-I/usr/include/opencv4

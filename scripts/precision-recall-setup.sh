@@ -30,20 +30,9 @@ AllIAskOfYou_MLA 50adf81cecfe TorchProject2
 kartik2309_LibTorchPlayground b943b96058cd main.cpp Projects Trainer TorchScriptUtilities
 EOF
 
-while read -r name commit paths; do
-  src=$CLONES/$name
-  [[ -d $src ]] || src=$CLONES/${name/_/+}
-  [[ -d $src ]] || { echo "precision-recall-setup.sh: no clone of $name in $CLONES" >&2; exit 2; }
-  head=$(git -C "$src" rev-parse HEAD 2>/dev/null || git --git-dir="$src" rev-parse HEAD)
-  [[ $head == "$commit"* ]] || { echo "precision-recall-setup.sh: $name is at ${head:0:12}, not $commit" >&2; exit 2; }
-  dst=$PROJECTS/$name
-  rm -rf "$dst"
-  mkdir -p "$dst"
-  for p in $paths; do
-    mkdir -p "$dst/$(dirname "$p")"
-    cp -r "$src/$p" "$dst/$p"
-  done
-done <<<"$TABLE"
+# shellcheck source=precision-layout.sh
+source "$(dirname "$0")/precision-layout.sh"
+layout_projects precision-recall-setup.sh 0 <<<"$TABLE"
 
 cd "$PROJECTS"
 # per-project compile flags ($PROJECT is the project's directory), units and header filters. Where a project

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the precision-*-setup.sh scripts: lays out the parts of each
 # project that a round analysed.
 #   layout_projects SCRIPT EXPORTS_OK <<<"$TABLE"

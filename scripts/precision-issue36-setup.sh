@@ -27,7 +27,7 @@ jwpleow_stereo_libtorch_inference 1fccbae667cf main.cpp InferClient.cpp InferCli
 taifyang_yolo-inference 919957e08ae0 cpp/libtorch cpp/yolo.h cpp/yolo.cpp cpp/yolo_classify.h cpp/yolo_detect.h cpp/yolo_obb.h cpp/yolo_pose.h cpp/yolo_segment.h cpp/utils.h cpp/utils.cpp cpp/main.cpp cpp/magic_enum.hpp
 EOF
 
-# shellcheck source=precision-layout.sh
+# shellcheck source=scripts/precision-layout.sh
 source "$(dirname "$0")/precision-layout.sh"
 layout_projects precision-issue36-setup.sh 1 <<<"$TABLE"
 

@@ -30,7 +30,7 @@ AllIAskOfYou_MLA 50adf81cecfe TorchProject2
 kartik2309_LibTorchPlayground b943b96058cd main.cpp Projects Trainer TorchScriptUtilities
 EOF
 
-# shellcheck source=precision-layout.sh
+# shellcheck source=scripts/precision-layout.sh
 source "$(dirname "$0")/precision-layout.sh"
 layout_projects precision-recall-setup.sh 0 <<<"$TABLE"
 

@@ -327,7 +327,7 @@ bool HistoryEscapes::keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, uns
   const FunctionDecl *Def = FD->getDefinition();
   if (!Def || !Def->getBody()) {
     // Defined in another file: what its linked summary says.
-    return External && External(FD);
+    return KeepsNothingElsewhere && KeepsNothingElsewhere(FD);
   }
   if (Budget == 0 || Def->isDependentContext() || !isUserFunction(Def, Ctx))
     return false;

@@ -46,9 +46,9 @@ class HistoryEscapes {
 public:
   /// For a function defined in another file: its linked summary says a call
   /// keeps no value with history (AnalysisCore::keepsNoHistoryElsewhere).
-  using ExternalFn = std::function<bool(const FunctionDecl *)>;
-  HistoryEscapes(HistoryFunctions &History, ExternalFn External)
-      : History(History), External(std::move(External)) {}
+  using ElsewhereFn = std::function<bool(const FunctionDecl *)>;
+  HistoryEscapes(HistoryFunctions &History, ElsewhereFn KeepsNothingElsewhere)
+      : History(History), KeepsNothingElsewhere(std::move(KeepsNothingElsewhere)) {}
 
   /// No value with autograd history that \p FD computes or is given (its
   /// parameters are taken to carry history) outlives its call, but through
@@ -63,7 +63,7 @@ public:
 
 private:
   HistoryFunctions &History;
-  ExternalFn External;
+  ElsewhereFn KeepsNothingElsewhere;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> Memo;
 };
 

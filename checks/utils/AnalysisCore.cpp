@@ -340,22 +340,58 @@ static void recordCallGuards(const CallGraph &Graph, const ASTContext &Ctx,
   }
 }
 
+/// The functions other files may ask whether a call keeps nothing
+/// (Escapes.h): those handed a value that may hold a tensor, as an argument
+/// or as the object of a method whose class has a data member that may.
+static bool askedWhetherItKeeps(const FunctionDecl *FD) {
+  // A constructor keeps what it is given in its object: the question is
+  // asked of one defined in the file only (keepsOnlyInObject).
+  if (isa<CXXConstructorDecl>(FD))
+    return false;
+  if (llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) { return tensorish(P->getType()); }))
+    return true;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!MD || MD->isStatic() || isa<CXXDestructorDecl>(MD))
+    return false;
+  return llvm::any_of(MD->getParent()->fields(),
+                      [](const FieldDecl *F) { return tensorish(F->getType()); });
+}
+
 void AnalysisCore::recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc) {
-  // What other files ask (Escapes.h): only about a call that hands the
-  // function a value that may hold a tensor.
   // A template's instantiations share one summary: kept only when each says so.
   std::set<std::string> Seen;
   for (const FunctionDecl *FD : userFunctions(Ctx)) {
-    if (!FD->hasBody() || FD->isDependentContext() ||
-        llvm::none_of(FD->parameters(), [](const ParmVarDecl *P) { return tensorish(P->getType()); }))
+    if (!FD->hasBody() || FD->isDependentContext() || !askedWhetherItKeeps(FD))
       continue;
     std::string USR = usrOf(SummaryTable::key(FD));
     auto It = Doc.Functions.find(USR);
     if (It == Doc.Functions.end())
       continue;
-    bool Keeps = escapes(Ctx).keepsNoHistory(FD, Ctx, DefaultCallDepth);
-    bool &Flag = It->second.KeepsNoHistory;
-    Flag = Seen.insert(USR).second ? Keeps : Flag && Keeps;
+    // The functions of other files it hands a value are taken to keep
+    // nothing and listed: the link decides (SummaryDocument::composeKeeps),
+    // so the fact crosses any number of files and does not depend on the
+    // linked summaries this unit was given. A walk of its own per function:
+    // what it relies on is its own list.
+    std::set<std::string> Relies;
+    HistoryEscapes Walk(history(Ctx), [&](const FunctionDecl *Callee) {
+      std::string CalleeUSR = usrOf(SummaryTable::key(Callee));
+      if (CalleeUSR.empty())
+        return false;
+      Relies.insert(std::move(CalleeUSR));
+      return true;
+    });
+    bool Keeps = Walk.keepsNoHistory(FD, Ctx, DefaultCallDepth);
+    FunctionSummary &S = It->second;
+    if (Seen.insert(USR).second) {
+      S.KeepsNoHistory = Keeps;
+      S.KeepsNoHistoryIf = Keeps ? Relies : std::set<std::string>();
+    } else {
+      S.KeepsNoHistory = S.KeepsNoHistory && Keeps;
+      if (S.KeepsNoHistory)
+        S.KeepsNoHistoryIf.insert(Relies.begin(), Relies.end());
+      else
+        S.KeepsNoHistoryIf.clear();
+    }
   }
 }
 

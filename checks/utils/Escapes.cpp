@@ -30,6 +30,21 @@ bool isOwnStorage(const ValueDecl *D) {
                               RD->getName()));
 }
 
+/// A data member a constructor may fill without the value leaving the
+/// object: not a reference, a pointer or a smart pointer (those reach
+/// storage of someone else's).
+bool isOwnField(const ValueDecl *D) {
+  const auto *FD = dyn_cast_or_null<FieldDecl>(D);
+  if (!FD)
+    return false;
+  QualType T = FD->getType();
+  if (T->isReferenceType() || T->isPointerType())
+    return false;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return !(RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+           llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
+                              RD->getName()));
+}
 
 /// A function or class of LibTorch or the standard library (they keep no
 /// tensor they are given, but for std::swap / std::exchange).
@@ -95,8 +110,28 @@ public:
                llvm::ArrayRef<const ValueDecl *> State, llvm::ArrayRef<ParmVarDecl *> Params)
       : History(&History), Own(&Own), Callee(Callee), State(State), Params(Params) {}
 
+  /// Local objects of the user's classes built from values with history
+  /// (findLocalObjects): their construction and the calls of their methods
+  /// that keep nothing stay in the body; any other use of one leaves it.
+  struct LocalObjects {
+    llvm::SmallVector<const VarDecl *, 2> Vars;
+    llvm::SmallPtrSet<const Expr *, 4> Constructs;
+    llvm::SmallPtrSet<const DeclRefExpr *, 8> MethodObjects;
+    bool contains(const ValueDecl *D) const { return llvm::is_contained(Vars, D); }
+  };
+  void setObjects(const LocalObjects *O) { Objects = O; }
+  /// A constructor's walk: its own data members are its storage.
+  void setThisIsOwn() { ThisIsOwn = true; }
+
   bool Escapes = false;
   bool shouldVisitLambdaBodies() const { return false; }
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    // A local object used but as the object of a method call (copied,
+    // passed, returned, its fields read): it may take its history along.
+    return Objects && Objects->contains(DRE->getDecl()) && !Objects->MethodObjects.contains(DRE)
+               ? escape()
+               : true;
+  }
   bool VisitLambdaExpr(LambdaExpr *) { return escape(); } // it may outlive the call
   bool VisitCXXNewExpr(CXXNewExpr *New) { return tensorish(New->getAllocatedType()) ? escape() : true; }
   bool VisitVarDecl(VarDecl *VD) {
@@ -126,12 +161,15 @@ public:
     const Expr *Obj = MC->getImplicitObjectArgument();
     if (!MD || !Obj)
       return escape();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
+        DRE && Objects && Objects->contains(DRE->getDecl()))
+      return keepsNothing(MC) ? true : escape(); // the object holds history
     // Tensor's in-place methods are const members named with a trailing '_'.
     bool Mutates = !MD->isConst() || (MD->getIdentifier() && MD->getName().ends_with("_"));
     QualType ObjType = Obj->getType();
     if (ObjType->isPointerType())
       ObjType = ObjType->getPointeeType();
-    if (Mutates && tensorish(ObjType) && !isOwnStorage(storageVariable(Obj)) &&
+    if (Mutates && tensorish(ObjType) && !ownStorage(Obj) &&
         (!History || passesTensor(MC, 0)))
       return escape();
     if (isLibraryDecl(MD))
@@ -151,7 +189,7 @@ public:
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
-    if (!Ctor || isLibraryDecl(Ctor->getParent()))
+    if (!Ctor || isLibraryDecl(Ctor->getParent()) || (Objects && Objects->Constructs.contains(Construct)))
       return true;
     for (const Expr *Arg : Construct->arguments())
       if (tensorish(Arg->getType()) && carries(Arg))
@@ -160,7 +198,7 @@ public:
   }
   bool VisitInitListExpr(InitListExpr *Init) {
     const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl();
-    if (!RD || isLibraryDecl(RD))
+    if (!RD || isLibraryDecl(RD) || (Objects && Objects->Constructs.contains(Init)))
       return true;
     for (const Expr *E : Init->inits())
       if (E && tensorish(E->getType()) && carries(E))
@@ -176,7 +214,10 @@ private:
   /// Without a history analysis every tensor counts.
   bool carries(const Expr *E) const {
     return !History || History->carriesHistory(E) ||
-           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(E, V); });
+           llvm::any_of(State, [&](const ValueDecl *V) { return History->dependsOn(E, V); }) ||
+           (Objects && llvm::any_of(Objects->Vars, [&](const VarDecl *V) {
+              return History->dependsOn(E, V);
+            }));
   }
   /// \p Value written to \p Target outlives the body with its history
   /// (\p Rebinds: a plain `=`, which gives a by-value tensor parameter a new
@@ -201,8 +242,12 @@ private:
   }
   /// \p E is written: a tensor outlives the body unless \p E is the
   /// function's own storage (or holds no tensor).
-  static bool writesOut(const Expr *E) {
-    return tensorish(E->getType()) && !isOwnStorage(storageVariable(E));
+  bool writesOut(const Expr *E) const { return tensorish(E->getType()) && !ownStorage(E); }
+  /// \p E names storage of the body's own (a constructor's: its object's
+  /// data members too).
+  bool ownStorage(const Expr *E) const {
+    const ValueDecl *D = storageVariable(E);
+    return isOwnStorage(D) || (ThisIsOwn && isOwnField(D));
   }
   bool passesTensor(const CallExpr *Call, unsigned From) const {
     for (unsigned I = From; I < Call->getNumArgs(); ++I)
@@ -227,6 +272,8 @@ private:
   CalleePolicy Callee;
   llvm::ArrayRef<const ValueDecl *> State;
   llvm::ArrayRef<ParmVarDecl *> Params;
+  const LocalObjects *Objects = nullptr;
+  bool ThisIsOwn = false;
 
 public:
   /// The history rule's question for a value that leaves by `return`.
@@ -262,6 +309,77 @@ private:
       State.push_back(V);
   }
 };
+
+/// The construction that initialises a local variable: a constructor call
+/// (through the temporaries and casts of `auto x = T(a, b)`) or an
+/// aggregate's initialiser list; null for anything else (a copy of another
+/// object, a call's result).
+const Expr *constructionOf(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      if (Ctor && Ctor->isCopyOrMoveConstructor()) {
+        // An elided copy of a temporary (`T x = T(a)` before C++17).
+        if (Construct->getNumArgs() == 1 &&
+            isa<MaterializeTemporaryExpr>(Construct->getArg(0)->IgnoreParens())) {
+          E = Construct->getArg(0);
+          continue;
+        }
+        return nullptr;
+      }
+      return Construct;
+    }
+    if (isa<InitListExpr>(E))
+      return E;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The local variables of a body of the user's class types initialised by a
+/// construction, and the references to any variable that are the object of
+/// a method call (the only use findLocalObjects allows).
+class LocalObjectCandidates : public RecursiveASTVisitor<LocalObjectCandidates> {
+public:
+  llvm::SmallVector<std::pair<const VarDecl *, const Expr *>, 4> Candidates;
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> MethodObjects;
+  bool shouldVisitLambdaBodies() const { return false; }
+  bool VisitVarDecl(VarDecl *VD) {
+    if (!VD->getInit() || !isOwnStorage(VD) || tensorish(VD->getType()))
+      return true;
+    const CXXRecordDecl *RD = VD->getType()->getAsCXXRecordDecl();
+    if (!RD || !RD->hasDefinition() || RD->isLambda() || isLibraryDecl(RD))
+      return true;
+    if (const Expr *Construction = constructionOf(VD->getInit()))
+      Candidates.push_back({VD, Construction});
+    return true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+    if (const Expr *Obj = MC->getImplicitObjectArgument())
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts()))
+        MethodObjects.insert(DRE);
+    return true;
+  }
+};
+
+/// A class whose objects end with their scope, taking what they hold along:
+/// no base class, no destructor of the user's that does something.
+bool endsWithItsObjects(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition() || RD->getNumBases() != 0)
+    return false;
+  if (const CXXDestructorDecl *Dtor = RD->getDestructor(); Dtor && Dtor->isUserProvided()) {
+    const FunctionDecl *Def = Dtor->getDefinition();
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def ? Def->getBody() : nullptr);
+    if (!Body || !Body->body_empty())
+      return false;
+  }
+  return true;
+}
 
 /// True when \p E's value may come from a call of a user function the
 /// translation unit does not define (through the local variables it reads,
@@ -304,7 +422,7 @@ bool resultsStayIn(const FunctionDecl *FD) {
 }
 
 bool HistoryEscapes::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
-                                    bool ResultMayCarry) {
+                                    bool ResultMayCarry, bool ThisIsOwn) {
   // The parameters are taken to carry history: a guard over the whole body
   // would cut a history that the caller's values bring in, too.
   const Stmt *Body = FD->getBody();
@@ -314,7 +432,40 @@ bool HistoryEscapes::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, uns
   auto KeepsNothing = [&](const FunctionDecl *Callee) { return keepsNoHistory(Callee, Ctx, Budget); };
   EscapeFinder Finder(Carried, History.analysis(FD, Ctx, /*ParamsCarry=*/false), KeepsNothing,
                       Seen.State, FD->parameters());
-  Finder.TraverseStmt(const_cast<Stmt *>(Body));
+  if (ThisIsOwn)
+    Finder.setThisIsOwn();
+
+  // Local objects of the user's classes built from values with history
+  // (`auto dist = Normal(mu, sigma)`): the object is storage of the body's
+  // when its constructor keeps nothing but in the object and the class ends
+  // with its objects; what its methods return carries its history.
+  EscapeFinder::LocalObjects Objects;
+  LocalObjectCandidates Candidates;
+  Candidates.TraverseStmt(const_cast<Stmt *>(Body));
+  Objects.MethodObjects = std::move(Candidates.MethodObjects);
+  Finder.setObjects(&Objects);
+  for (const auto &[VD, Construction] : Candidates.Candidates) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Construction);
+    llvm::ArrayRef<const Expr *> Args =
+        Construct ? llvm::ArrayRef<const Expr *>(Construct->getArgs(), Construct->getNumArgs())
+                  : cast<InitListExpr>(Construction)->inits();
+    if (!endsWithItsObjects(VD->getType()->getAsCXXRecordDecl()) ||
+        llvm::none_of(Args, [&](const Expr *A) {
+          return A && !isa<CXXDefaultArgExpr>(A) && Finder.carriesHistory(A);
+        }))
+      continue;
+    if (Construct && !keepsOnlyInObject(Construct->getConstructor(), Ctx, Budget))
+      continue;
+    Objects.Vars.push_back(VD);
+    Objects.Constructs.insert(Construction);
+  }
+
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD); Ctor && ThisIsOwn)
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->getInit())
+        Finder.TraverseStmt(const_cast<Expr *>(Init->getInit()));
+  if (!Finder.Escapes)
+    Finder.TraverseStmt(const_cast<Stmt *>(Body));
   if (Finder.Escapes)
     return false;
   return ResultMayCarry || llvm::none_of(Seen.Returns, [&](const Expr *R) {
@@ -337,6 +488,26 @@ bool HistoryEscapes::keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, uns
   Memo[Key] = false;
   bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true);
   Memo[Key] = Result;
+  return Result;
+}
+
+bool HistoryEscapes::keepsOnlyInObject(const CXXConstructorDecl *Ctor, ASTContext &Ctx,
+                                       unsigned Budget) {
+  const auto *Def = dyn_cast_or_null<CXXConstructorDecl>(Ctor ? Ctor->getDefinition() : nullptr);
+  if (!Def || !Def->getBody() || Budget == 0 || Def->isDependentContext() ||
+      !isUserFunction(Def, Ctx) || !endsWithItsObjects(Def->getParent()))
+    return false;
+  // Members only: a base's or another constructor's code is not followed.
+  if (llvm::any_of(Def->inits(), [](const CXXCtorInitializer *Init) {
+        return !Init->isAnyMemberInitializer();
+      }))
+    return false;
+  auto Key = std::make_pair(static_cast<const FunctionDecl *>(Def->getCanonicalDecl()), Budget);
+  if (auto It = ObjectMemo.find(Key); It != ObjectMemo.end())
+    return It->second;
+  ObjectMemo[Key] = false;
+  bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true, /*ThisIsOwn=*/true);
+  ObjectMemo[Key] = Result;
   return Result;
 }
 

@@ -18,6 +18,13 @@
 //     function keeps nothing (keepsNoHistory, followed Budget levels and
 //     memoised; a recursive call in progress reads "keeps"), or, defined in
 //     another file, unless its linked summary says KeepsNoHistory.
+//   - A local object of the user's class built from values with history
+//     (`auto dist = Normal(mu, sigma)`) is the body's own storage when its
+//     constructor keeps nothing but in the object (keepsOnlyInObject: its
+//     member initialisers and body, its data members its own storage) and
+//     the class has no base and no destructor that does something: then the
+//     object may only be the object of method calls that keep nothing (any
+//     other use leaves), and what they return carries its history.
 //   - The analysis core owns one HistoryEscapes per translation unit
 //     (AnalysisCore::escapes); the check and the summaries' writer ask it.
 //
@@ -54,17 +61,25 @@ public:
   /// parameters are taken to carry history) outlives its call, but through
   /// its result when \p ResultMayCarry; user functions it hands such a value
   /// are followed \p Budget levels (keepsNoHistory).
+  /// \p ThisIsOwn: a constructor's walk, its data members (and their
+  /// initialisers) are its own storage.
   bool historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
-                      bool ResultMayCarry);
+                      bool ResultMayCarry, bool ThisIsOwn = false);
   /// historyStaysIn of a user function's definition with its result allowed
   /// to carry history (memoised; a recursive call reads false). A function
   /// defined in another file: its linked summary's KeepsNoHistory.
   bool keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
 
+  /// A constructor (defined here) keeps nothing with history it is given
+  /// but in the object it builds, and the class ends with its objects (no
+  /// base, no destructor that does something): a local object it builds is
+  /// the caller's own storage (memoised).
+  bool keepsOnlyInObject(const CXXConstructorDecl *Ctor, ASTContext &Ctx, unsigned Budget);
+
 private:
   HistoryFunctions &History;
   ElsewhereFn KeepsNothingElsewhere;
-  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> Memo;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool> Memo, ObjectMemo;
 };
 
 } // namespace clang::tidy::torch_check

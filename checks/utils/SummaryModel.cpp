@@ -17,7 +17,8 @@ bool operator==(const FunctionSummary &A, const FunctionSummary &B) {
          A.Eval == B.Eval && A.Sync == B.Sync && A.SyncEveryCall == B.SyncEveryCall && A.DisablesGrad == B.DisablesGrad &&
          A.ReturnsHistory == B.ReturnsHistory &&
          A.ReturnsHistoryFromArgs == B.ReturnsHistoryFromArgs &&
-         A.KeepsNoHistory == B.KeepsNoHistory && A.Params == B.Params &&
+         A.KeepsNoHistory == B.KeepsNoHistory &&
+         A.KeepsNoHistoryIf == B.KeepsNoHistoryIf && A.Params == B.Params &&
          A.LoopEvents == B.LoopEvents && A.MemberAccumulations == B.MemberAccumulations &&
          A.MembersLeaving == B.MembersLeaving && A.ExternalCalls == B.ExternalCalls;
 }
@@ -29,6 +30,7 @@ bool FunctionSummary::isEmpty() const {
   None.Params.resize(Params.size());
   None.ExternalCalls = ExternalCalls; // calls are not effects
   None.KeepsNoHistory = KeepsNoHistory; // information asked on its own (ReadsKeeps)
+  None.KeepsNoHistoryIf = KeepsNoHistoryIf;
   return *this == None;
 }
 
@@ -73,6 +75,12 @@ llvm::json::Value toJSON(const FunctionSummary &S) {
                        {"params", std::move(Params)}};
   if (S.KeepsNoHistory)
     O["keepsNoHistory"] = true;
+  if (S.KeepsNoHistory && !S.KeepsNoHistoryIf.empty()) {
+    llvm::json::Array If;
+    for (const std::string &USR : S.KeepsNoHistoryIf)
+      If.push_back(USR);
+    O["keepsNoHistoryIf"] = std::move(If);
+  }
   if (!S.LoopEvents.empty()) {
     llvm::json::Array Events;
     for (const std::string &E : S.LoopEvents)
@@ -156,6 +164,21 @@ bool fromJSON(const llvm::json::Value &V, FunctionSummary &S, llvm::json::Path P
       !M.map("returnsHistoryFromArgs", S.ReturnsHistoryFromArgs) ||
       !M.mapOptional("keepsNoHistory", S.KeepsNoHistory))
     return false;
+  if (const llvm::json::Value *If = O->get("keepsNoHistoryIf")) {
+    const llvm::json::Array *A = If->getAsArray();
+    if (!A) {
+      P.field("keepsNoHistoryIf").report("expected an array of strings");
+      return false;
+    }
+    for (const llvm::json::Value &U : *A) {
+      std::optional<llvm::StringRef> USR = U.getAsString();
+      if (!USR) {
+        P.field("keepsNoHistoryIf").report("expected an array of strings");
+        return false;
+      }
+      S.KeepsNoHistoryIf.insert(USR->str());
+    }
+  }
   struct {
     llvm::StringRef Key;
     unsigned &Level;
@@ -284,6 +307,10 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;
   // Information ("keeps nothing"): only when both say it.
   Into.KeepsNoHistory = Into.KeepsNoHistory && From.KeepsNoHistory;
+  if (Into.KeepsNoHistory)
+    Into.KeepsNoHistoryIf.insert(From.KeepsNoHistoryIf.begin(), From.KeepsNoHistoryIf.end());
+  else
+    Into.KeepsNoHistoryIf.clear();
   if (Into.Params.size() < From.Params.size())
     Into.Params.resize(From.Params.size());
   for (size_t I = 0; I < From.Params.size(); ++I) {
@@ -364,7 +391,27 @@ void SummaryDocument::composeCalls() {
       }
     }
   }
+  composeKeeps();
   composeGuards();
+}
+
+void SummaryDocument::composeKeeps() {
+  // Start from what each unit says and withdraw "keeps nothing" from every
+  // function that relies on one that keeps, or that no unit linked.
+  auto Keeps = [&](const std::string &USR) {
+    auto It = Functions.find(USR);
+    return It != Functions.end() && It->second.KeepsNoHistory;
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[USR, S] : Functions)
+      if (S.KeepsNoHistory && !llvm::all_of(S.KeepsNoHistoryIf, Keeps)) {
+        S.KeepsNoHistory = false;
+        Changed = true;
+      }
+  }
+  for (auto &[USR, S] : Functions)
+    S.KeepsNoHistoryIf.clear();
 }
 
 void SummaryDocument::composeGuards() {

@@ -20,7 +20,10 @@
 //        "calledUnguardedVia": {USR: [USR...]}}    a unit's only (optional)
 //     A function's summary lists the functions of other units it calls
 //     ("externalCalls"); linking composes their effects into it
-//     (composeCalls), so chains of calls cross any number of files.
+//     (composeCalls), so chains of calls cross any number of files. A
+//     unit's "keepsNoHistory" may hold only if the functions of other units
+//     listed in "keepsNoHistoryIf" keep nothing too: linking decides it
+//     (composeKeeps) and the linked document lists none.
 //     "resultReachesBackward" is a fact of the callers' side: some function
 //     feeds the result of a call of USR (a function defined elsewhere) into a
 //     backward pass.
@@ -160,6 +163,11 @@ struct FunctionSummary {
   /// not an effect: a merge keeps it only when every summary says it, and
   /// isEmpty ignores it (a unit that asked records it: ReadsKeeps).
   bool KeepsNoHistory = false;
+  /// A unit's KeepsNoHistory that holds only when these functions of other
+  /// files keep nothing too (the calls it hands a value with history, by
+  /// USR): the link decides it (composeKeeps) and clears the list, so that
+  /// "keeps nothing" crosses any number of files. A merge takes the union.
+  std::set<std::string> KeepsNoHistoryIf;
   std::vector<ParameterSummary> Params;
   /// What a call of the function adds to the caller's training loop
   /// (TrainingLoop.h: its backward / step / zero_grad calls, in order, when
@@ -272,6 +280,10 @@ struct SummaryDocument {
   /// it lists is called only under guards (the least fixpoint: a cycle is
   /// not guarded), CalledUnguarded otherwise.
   void composeCalls();
+  /// The part of composeCalls that decides conditional KeepsNoHistory (the
+  /// greatest fixpoint: a function keeps nothing when every function it
+  /// relies on is linked and keeps nothing; a cycle of them keeps nothing).
+  void composeKeeps();
   /// The second part of composeCalls (the callers' guards), by itself.
   void composeGuards();
   /// What the analysis of \p Unit reads from this linked document: the

@@ -292,3 +292,153 @@ int64_t act_and_copy(Actor &actor, torch::Tensor &out, torch::Tensor x) {
   out = x.to(torch::kFloat);
   return actor(x).argmax().item<int64_t>();
 }
+
+// ---- local objects of the user's classes ---------------------------------------
+
+// A distribution built from the actor's outputs, as SAC's sampleNormal does:
+// a local object whose constructor stores its arguments in its members and
+// whose methods keep nothing; it ends with the function, so only the
+// detached sample leaves.
+class Normal {
+public:
+  Normal(const torch::Tensor &mean, const torch::Tensor &std)
+      : mean(mean), stddev(std), var(std * std) {}
+  torch::Tensor rsample() { return mean + torch::ones_like(mean) * stddev; }
+  torch::Tensor logProb(const torch::Tensor &value);
+
+private:
+  const torch::Tensor mean;
+  const torch::Tensor stddev;
+  const torch::Tensor var;
+};
+torch::Tensor Normal::logProb(const torch::Tensor &value) {
+  return -(value - mean) * (value - mean) / (2 * var);
+}
+
+torch::Tensor sample_action(Actor &actor, torch::Tensor obs) {
+  auto mu = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'sample_action' is inference by what it does
+  auto dist = Normal(mu, mu.exp());
+  auto action = dist.rsample();
+  auto logp = dist.logProb(action);
+  return (action + logp).detach();
+}
+
+// The same with direct initialisation.
+int64_t sample_index(Actor &actor, torch::Tensor obs) {
+  auto mu = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-3]]:9: note: 'sample_index' is inference by what it does
+  Normal dist(mu, mu.exp());
+  return dist.rsample().argmax().item<int64_t>();
+}
+
+// Look-alikes: the object, or what it holds, may outlive the call.
+
+// A method that keeps what the object holds.
+std::vector<torch::Tensor> memory;
+class Recorder {
+public:
+  explicit Recorder(torch::Tensor t) : value(t) {}
+  void remember() { memory.push_back(value); }
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_and_record(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Recorder r(out);
+  r.remember();
+  return out.argmax().item<int64_t>();
+}
+
+// The object handed to a function (which may keep it).
+void log_distribution(const Normal &d);
+int64_t sample_and_log(Actor &actor, torch::Tensor obs) {
+  auto mu = actor(obs);
+  Normal dist(mu, mu.exp());
+  log_distribution(dist);
+  return dist.rsample().argmax().item<int64_t>();
+}
+
+// The object copied into a container of someone else.
+struct Policy {
+  std::vector<Normal> seen;
+  int64_t act(Actor &actor, torch::Tensor obs) {
+    auto mu = actor(obs);
+    Normal dist(mu, mu.exp());
+    seen.push_back(dist);
+    return dist.rsample().argmax().item<int64_t>();
+  }
+};
+
+// A constructor that keeps its argument outside the object.
+class Registered {
+public:
+  explicit Registered(torch::Tensor t) : value(t) { memory.push_back(t); }
+  torch::Tensor get() { return value; }
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_registered(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Registered r(out);
+  return r.get().argmax().item<int64_t>();
+}
+
+// A destructor that does something with what the object holds.
+class Flushing {
+public:
+  explicit Flushing(torch::Tensor t) : value(t) {}
+  ~Flushing() { memory.push_back(value); }
+  torch::Tensor get() { return value; }
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_flushing(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Flushing f(out);
+  return f.get().argmax().item<int64_t>();
+}
+
+// A constructor this file does not define.
+class Opaque {
+public:
+  explicit Opaque(torch::Tensor t);
+  torch::Tensor get() { return value; }
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_opaque(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Opaque o(out);
+  return o.get().argmax().item<int64_t>();
+}
+
+// A method result that carries the object's history is stored.
+std::vector<torch::Tensor> samples;
+int64_t sample_and_store(Actor &actor, torch::Tensor obs) {
+  auto mu = actor(obs);
+  Normal dist(mu, mu.exp());
+  samples.push_back(dist.rsample());
+  return mu.argmax().item<int64_t>();
+}
+
+// A method with a body this file does not show, on a class of the user's.
+class Remote {
+public:
+  explicit Remote(torch::Tensor t) : value(t) {}
+  torch::Tensor get();
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_remote(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Remote r(out);
+  return r.get().argmax().item<int64_t>();
+}

@@ -787,6 +787,97 @@ torch::Tensor act(Policy &p, torch::Tensor obs) { auto probs = sample(p, obs); r
   llvm::sys::fs::remove(Linked);
 }
 
+// KeepsNoHistoryIf: "keeps nothing" over a chain of files, through a local
+// object of the user's class whose methods another file defines.
+TEST(Link, KeepsNoHistoryComposesOverChainsOfFiles) {
+  const char *Decls = R"cpp(
+class Normal {
+public:
+  Normal(const torch::Tensor &m, const torch::Tensor &s) : mean(m), stddev(s) {}
+  torch::Tensor rsample();
+  torch::Tensor rsampleAndKeep();
+private:
+  torch::Tensor mean, stddev;
+};
+std::vector<torch::Tensor> seen;
+torch::Tensor sample(torch::nn::Linear &net, torch::Tensor x);
+torch::Tensor sample_kept(torch::nn::Linear &net, torch::Tensor x);
+)cpp";
+  auto Normals = parse(std::string(Decls) + R"cpp(
+torch::Tensor Normal::rsample() { return mean + stddev; }
+torch::Tensor Normal::rsampleAndKeep() { seen.push_back(mean); return mean + stddev; }
+)cpp", "normal.cpp");
+  auto Actor = parse(std::string(Decls) + R"cpp(
+torch::Tensor sample(torch::nn::Linear &net, torch::Tensor x) {
+  auto mu = net->forward(x);
+  Normal dist(mu, mu.exp());
+  return dist.rsample();
+}
+torch::Tensor sample_kept(torch::nn::Linear &net, torch::Tensor x) {
+  auto mu = net->forward(x);
+  Normal dist(mu, mu.exp());
+  return dist.rsampleAndKeep();
+}
+)cpp", "actor.cpp");
+  SummaryDocument N = writtenDocument(*Normals), A = writtenDocument(*Actor);
+  auto Find = [](const SummaryDocument &D, llvm::StringRef Name) -> const FunctionSummary * {
+    for (const auto &[USR, S] : D.Functions)
+      if (S.Name == Name)
+        return &S;
+    ADD_FAILURE() << "no summary of " << Name.str();
+    return nullptr;
+  };
+  // Methods with no tensor parameter are asked about (their object holds
+  // tensors); each unit says what it relies on.
+  ASSERT_TRUE(Find(N, "Normal::rsample") && Find(N, "Normal::rsampleAndKeep"));
+  EXPECT_TRUE(Find(N, "Normal::rsample")->KeepsNoHistory);
+  EXPECT_FALSE(Find(N, "Normal::rsampleAndKeep")->KeepsNoHistory);
+  const FunctionSummary *Sample = Find(A, "sample"), *Kept = Find(A, "sample_kept");
+  ASSERT_TRUE(Sample && Kept);
+  EXPECT_TRUE(Sample->KeepsNoHistory);
+  EXPECT_EQ(Sample->KeepsNoHistoryIf, std::set<std::string>{Find(N, "Normal::rsample")->USR});
+  EXPECT_TRUE(Kept->KeepsNoHistory); // until the link
+  std::string SampleUSR = Sample->USR, KeptUSR = Kept->USR;
+  // Round trip of the condition.
+  auto Back = parseSummaryDocument(A.toText());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->toText(), A.toText());
+
+  // Linked, in either order: decided, no condition left.
+  for (bool NormalFirst : {true, false}) {
+    SummaryDocument L = NormalFirst ? N : A;
+    L.merge(NormalFirst ? A : N);
+    L.composeCalls();
+    EXPECT_TRUE(L.lookup(SampleUSR)->KeepsNoHistory);
+    EXPECT_FALSE(L.lookup(KeptUSR)->KeepsNoHistory);
+    EXPECT_TRUE(L.lookup(SampleUSR)->KeepsNoHistoryIf.empty());
+  }
+  // A unit missing from the link: unknown, so it keeps.
+  SummaryDocument Alone = A;
+  Alone.composeCalls();
+  EXPECT_FALSE(Alone.lookup(SampleUSR)->KeepsNoHistory);
+  // A cycle of functions that rely on each other and keep nothing else:
+  // nothing is kept anywhere.
+  SummaryDocument Cycle;
+  for (const char *USR : {"c:@F@f#", "c:@F@g#"}) {
+    FunctionSummary S;
+    S.USR = USR;
+    S.KeepsNoHistory = true;
+    S.KeepsNoHistoryIf = {std::string(USR) == "c:@F@f#" ? "c:@F@g#" : "c:@F@f#"};
+    Cycle.Functions[USR] = S;
+  }
+  Cycle.composeCalls();
+  EXPECT_TRUE(Cycle.lookup("c:@F@f#")->KeepsNoHistory);
+  // A merge unions the conditions when both keep nothing, in either order.
+  SummaryDocument One = A, Two = A;
+  Two.Functions[SampleUSR].KeepsNoHistoryIf = {"c:@F@other#"};
+  SummaryDocument OT = One, TO = Two;
+  OT.merge(Two);
+  TO.merge(One);
+  EXPECT_EQ(OT.toText(), TO.toText());
+  EXPECT_EQ(OT.lookup(SampleUSR)->KeepsNoHistoryIf.size(), 2u);
+}
+
 // MemberAccumulations and MembersLeaving: torch-accumulated-history across
 // files.
 TEST(Link, MemberAccumulationsAreSummarisedAndLinked) {

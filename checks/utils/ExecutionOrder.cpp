@@ -21,6 +21,13 @@ ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx)
 }
 
 ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx,
+                               const ParentMap &Shared)
+    : Ctx(Ctx), Body(Body), PM(&Shared) {
+  if (Body)
+    build(D, Body);
+}
+
+ExecutionOrder::ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx,
                                const ExecutionOrder &Owner)
     : Ctx(Ctx), Body(Body), Owner(&Owner), PM(Owner.PM) {
   if (Body && PM)

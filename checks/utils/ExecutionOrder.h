@@ -14,7 +14,8 @@
 //   - every code body has an order: the function body's CFG is built with the
 //     ExecutionOrder, and the body of each lambda spelled in it gets a
 //     sub-order of its own (same BuildOptions, sharing the function body's
-//     ParentMap), built on the first query that needs it, so a body whose
+//     ParentMap: FunctionFacts::parents() when the order is the facts', one
+//     parent map per body), built on the first query that needs it, so a body whose
 //     lambdas nobody asks about pays nothing for them;
 //   - a query about two statements (mayRunAfter, dominates,
 //     runsEveryIteration, reachesAvoiding) answers from the order of the code
@@ -68,6 +69,9 @@ class ExecutionOrder {
 public:
   /// Builds the CFG of \p Body, the body of \p D (a function or lambda).
   ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx);
+  /// The same with the body's ParentMap of an owner that keeps one
+  /// (FunctionFacts::parents()), which must outlive this order.
+  ExecutionOrder(const Decl *D, const Stmt *Body, ASTContext &Ctx, const ParentMap &Shared);
   ~ExecutionOrder();
   ExecutionOrder(const ExecutionOrder &) = delete;
   ExecutionOrder &operator=(const ExecutionOrder &) = delete;
@@ -152,8 +156,9 @@ private:
   /// The owner of the sub-orders: this order for the function body.
   const ExecutionOrder *Owner = this;
   std::unique_ptr<CFG> Graph;
-  /// The function body's ParentMap (lambda bodies included); owned by the
-  /// function body's order, shared by the sub-orders.
+  /// The function body's ParentMap (lambda bodies included); the
+  /// FunctionFacts' when it gives one, else owned by the function body's
+  /// order; shared by the sub-orders.
   std::unique_ptr<ParentMap> OwnPM;
   const ParentMap *PM = nullptr;
   mutable llvm::DenseMap<const LambdaExpr *, std::unique_ptr<ExecutionOrder>> Lambdas;

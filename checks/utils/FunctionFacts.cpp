@@ -387,7 +387,7 @@ const ParentMap &FunctionFacts::parents() const {
 
 const ExecutionOrder &FunctionFacts::order() const {
   if (!Order)
-    Order = std::make_unique<ExecutionOrder>(FD, Body, Ctx);
+    Order = std::make_unique<ExecutionOrder>(FD, Body, Ctx, parents()); // one parent map per body
   return *Order;
 }
 

@@ -5,6 +5,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/CallFacts.h"
 #include "utils/AnalysisCore.h"
+#include "utils/FieldReads.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
@@ -218,6 +219,13 @@ bool changedWithin(llvm::ArrayRef<const ValueDecl *> Decls, const Stmt *Scope) {
   });
 }
 
+/// The data member \p Container names (`agent->logProbs`, `this->buffer`,
+/// `pool.items`); null for anything else.
+const FieldDecl *containerField(const Expr *Container) {
+  const auto *ME = dyn_cast<MemberExpr>(Container->IgnoreParenImpCasts());
+  return ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+}
+
 } // namespace
 
 void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
@@ -264,6 +272,14 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
         Value = V;
         break;
       }
+    // A data member every reader takes detached (a rollout's log-probabilities
+    // read as `torch::cat(agent->logProbs).detach()` at the update): each
+    // graph stored is kept for nothing until the member is emptied, and
+    // storing it detached changes no value anyone reads.
+    if (const FieldDecl *Field = containerField(I.Container);
+        Field && Source && !History.isGuarded(I.Stmt) &&
+        reportReadOnlyDetached(FD, I, Field, Value, Source, Ctx))
+      continue;
     // A method called once per iteration of a loop elsewhere: reported with the
     // call chain (or left alone when the member leaves the class). So is a
     // member filled in a loop of the method itself (one image per element of
@@ -336,6 +352,40 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
         diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
     });
   }
+}
+
+bool HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, const Insertion &I,
+                                                     const FieldDecl *Field, const Expr *Value,
+                                                     const Expr *Source, ASTContext &Ctx) {
+  SourceLocation Read;
+  if (!core().fieldReadOnlyDetached(Field, Ctx, &Read))
+    return false;
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+      (Value == I.Values.back() &&
+       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+    Fixes = appendDetachFixIts(Value, Ctx);
+  SourceLocation Loc = compat::beginLoc(Value);
+  SourceRange Range = Value->getSourceRange();
+  SourceLocation SourceLoc;
+  if (Source != Value->IgnoreImplicit())
+    SourceLoc = Source->getExprLoc();
+  std::string Name = Field->getName().str();
+  deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, Read, SourceLoc, Name](const CallGraph &) {
+    {
+      auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history, but every read of '%0' "
+                         "detaches it: each graph stays alive for nothing until '%0' is emptied; "
+                         "store a detached tensor")
+               << Name << Range;
+      for (const FixItHint &Fix : Fixes)
+        D << Fix;
+    }
+    if (Read.isValid())
+      diag(Read, "'%0' is read here, detached", DiagnosticIDs::Note) << Name;
+    if (SourceLoc.isValid())
+      diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+  });
+  return true;
 }
 
 /// True when some method of \p Field's class, defined in the TU, empties it.

@@ -36,6 +36,11 @@ private:
   /// judges the insertion on its own); true when the insertion was reported
   /// (or left alone on purpose). \p ReportWithoutChain: report it even when no
   /// loop of the file calls the method.
+  /// A member every reader takes detached (AnalysisCore::fieldReadOnlyDetached):
+  /// reported (deferred until the callers' guards are known); false when
+  /// the member is read otherwise somewhere.
+  bool reportReadOnlyDetached(const FunctionDecl *FD, const Insertion &I, const FieldDecl *Field,
+                              const Expr *Value, const Expr *Source, ASTContext &Ctx);
   bool checkMemberInsertion(const FunctionDecl *FD, const Insertion &I, const FieldDecl *Field,
                             const HistoryAnalysis &History, ASTContext &Ctx,
                             bool ReportWithoutChain);

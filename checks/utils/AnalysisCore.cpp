@@ -2,6 +2,7 @@
 
 #include "AnalysisCore.h"
 #include "Escapes.h"
+#include "FieldReads.h"
 #include "FunctionDispatch.h"
 #include "GradGuards.h"
 #include "HistorySummary.h"
@@ -36,6 +37,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Escapes.reset();
   History.reset();
   Calls.reset();
+  Fields.reset();
   Functions.clear();
   FunctionsListed = false;
 }
@@ -265,6 +267,36 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
   return !USR.empty() && External ? External->lookup(USR) : nullptr;
 }
 
+bool AnalysisCore::fieldReadOnlyDetached(const FieldDecl *F, ASTContext &Ctx,
+                                         SourceLocation *FirstRead) {
+  sync(Ctx);
+  if (FirstRead)
+    *FirstRead = SourceLocation();
+  if (!F || !isTensorContainerField(F))
+    return false;
+  if (!Fields) {
+    Fields = std::make_unique<FieldReads>();
+    Fields->build(userFunctions(Ctx), Ctx);
+  }
+  const FieldReads::Reads *Here = Fields->of(F);
+  if (Here && Here->Other)
+    return false;
+  if (Here && FirstRead)
+    *FirstRead = Here->FirstDetached;
+  if (External || writesSummaries()) {
+    std::string USR = usrOf(F);
+    if (!USR.empty())
+      ReadsFields.insert(USR);
+    if (External)
+      return !USR.empty() && External->fieldReadOnlyDetached(USR);
+  }
+  // One file: a class no other file can name.
+  const auto *Owner = dyn_cast<CXXRecordDecl>(F->getParent());
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Here && Here->Detached > 0 && Owner &&
+         SM.isInMainFile(SM.getExpansionLoc(Owner->getLocation()));
+}
+
 bool AnalysisCore::keepsNoHistoryElsewhere(const FunctionDecl *FD) const {
   if (!External && !writesSummaries())
     return false; // nothing to read, nothing to record
@@ -395,12 +427,28 @@ void AnalysisCore::recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc) {
   }
 }
 
+void AnalysisCore::recordFieldReads(ASTContext &Ctx, SummaryDocument &Doc) {
+  if (!Fields) {
+    Fields = std::make_unique<FieldReads>();
+    Fields->build(userFunctions(Ctx), Ctx);
+  }
+  for (const auto &[F, R] : Fields->all()) {
+    std::string USR = usrOf(F);
+    if (USR.empty())
+      continue;
+    if (R.Other)
+      Doc.FieldsReadOtherwise.insert(USR);
+    else if (R.Detached > 0)
+      Doc.FieldsReadDetached.insert(USR);
+  }
+}
+
 std::string AnalysisCore::endTranslationUnit() {
   if (OutputPath.empty())
     return {};
   // Every check ends its part of the unit here: write once per change.
   auto State = std::make_tuple(!Stale && Current, ReadsSummaries.size(), ReadsCallers.size(),
-                               ReadsKeeps.size());
+                               ReadsKeeps.size(), ReadsFields.size());
   if (Written == State)
     return {};
   Written = State;
@@ -408,6 +456,7 @@ std::string AnalysisCore::endTranslationUnit() {
   if (!Stale && Current) {
     Doc = summaries(*Current).document();
     recordKeepsNoHistory(*Current, Doc);
+    recordFieldReads(*Current, Doc);
     // Only a unit that calls functions of other files has a callers' side
     // of the guard (the call graph is built for it then).
     if (!Doc.Uses.empty())
@@ -416,6 +465,7 @@ std::string AnalysisCore::endTranslationUnit() {
   Doc.ReadsSummaries = ReadsSummaries;
   Doc.ReadsCallers = ReadsCallers;
   Doc.ReadsKeeps = ReadsKeeps;
+  Doc.ReadsFields = ReadsFields;
   if (llvm::Error E = writeSummaryFile(OutputPath, Doc))
     return "option TorchSummariesOutput: " + llvm::toString(std::move(E));
   return {};

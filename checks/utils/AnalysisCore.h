@@ -101,6 +101,7 @@
 namespace clang::tidy::torch_check {
 
 class HistoryEscapes;
+class FieldReads;
 
 class SummaryTable;
 class FunctionDispatch;
@@ -117,6 +118,7 @@ public:
     ReadsSummaries.clear();
     ReadsCallers.clear();
     ReadsKeeps.clear();
+    ReadsFields.clear();
     Written.reset();
   }
 
@@ -205,6 +207,16 @@ public:
   /// load-in-loop.
   const CallGraph &calls(ASTContext &Ctx);
 
+  /// Every read of \p F (a data member that holds tensors in a container,
+  /// FieldReads.h) takes its tensors detached, and some read does: in this
+  /// unit and, with linked summaries, in every unit of the project (the
+  /// question is recorded: ReadsFields). Without linked summaries only a
+  /// member of a class defined in the main file (no other file can read it)
+  /// is answered. \p FirstRead, when given, gets a detached read of this
+  /// unit (invalid when there is none).
+  bool fieldReadOnlyDetached(const FieldDecl *F, ASTContext &Ctx,
+                             SourceLocation *FirstRead = nullptr);
+
   /// Every user function definition of the translation unit (Matchers.h's
   /// forEachUserFunction), in declaration order.
   llvm::ArrayRef<const FunctionDecl *> userFunctions(ASTContext &Ctx);
@@ -224,6 +236,8 @@ private:
   std::string askElsewhere(const FunctionDecl *FD, std::set<std::string> &Asked) const;
   /// FunctionSummary::KeepsNoHistory of the unit's functions, into \p Doc.
   void recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc);
+  /// SummaryDocument::FieldsReadDetached / FieldsReadOtherwise of the unit.
+  void recordFieldReads(ASTContext &Ctx, SummaryDocument &Doc);
 
   ASTContext *Current = nullptr;
   bool Stale = true;
@@ -235,6 +249,7 @@ private:
   std::unique_ptr<HistoryFunctions> History;
   std::unique_ptr<HistoryEscapes> Escapes;
   std::unique_ptr<CallGraph> Calls;
+  std::unique_ptr<FieldReads> Fields;
   std::vector<const FunctionDecl *> Functions;
   bool FunctionsListed = false;
   std::unique_ptr<FunctionDispatch> Dispatch;
@@ -244,11 +259,11 @@ private:
   // What the checks asked of the linked summaries in this translation unit
   // (recorded with or without a linked document: the driver decides from
   // them whether the unit's findings depend on other files).
-  mutable std::set<std::string> ReadsSummaries, ReadsCallers, ReadsKeeps;
+  mutable std::set<std::string> ReadsSummaries, ReadsCallers, ReadsKeeps, ReadsFields;
   /// What the last endTranslationUnit wrote (whether the summaries were
   /// built, how many questions of each kind): the questions only grow within
   /// a translation unit, so the same figures mean the same document.
-  std::optional<std::tuple<bool, size_t, size_t, size_t>> Written;
+  std::optional<std::tuple<bool, size_t, size_t, size_t, size_t>> Written;
 };
 
 } // namespace clang::tidy::torch_check

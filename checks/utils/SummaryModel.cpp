@@ -371,6 +371,8 @@ void SummaryDocument::merge(const SummaryDocument &Other) {
   ResultReachesBackward.insert(Other.ResultReachesBackward.begin(),
                                Other.ResultReachesBackward.end());
   CalledGuarded.insert(Other.CalledGuarded.begin(), Other.CalledGuarded.end());
+  FieldsReadDetached.insert(Other.FieldsReadDetached.begin(), Other.FieldsReadDetached.end());
+  FieldsReadOtherwise.insert(Other.FieldsReadOtherwise.begin(), Other.FieldsReadOtherwise.end());
   CalledUnguarded.insert(Other.CalledUnguarded.begin(), Other.CalledUnguarded.end());
   for (const auto &[USR, Entries] : Other.CalledUnguardedVia)
     CalledUnguardedVia[USR].insert(Entries.begin(), Entries.end());
@@ -469,6 +471,9 @@ std::string SummaryDocument::dependencies(const SummaryDocument &Unit) const {
   for (const std::string &USR : Asked)
     if (calledOnlyUnderGuards(USR))
       OS << "called only under guards: " << USR << "\n";
+  for (const std::string &USR : Unit.ReadsFields)
+    if (fieldReadOnlyDetached(USR))
+      OS << "read only detached: " << USR << "\n";
   return Out;
 }
 
@@ -478,6 +483,9 @@ bool SummaryDocument::changesAnalysisOf(const SummaryDocument &Unit) const {
       return true;
   for (const std::string &USR : Unit.ReadsKeeps)
     if (const FunctionSummary *S = lookup(USR); S && S->KeepsNoHistory)
+      return true;
+  for (const std::string &USR : Unit.ReadsFields)
+    if (fieldReadOnlyDetached(USR))
       return true;
   return llvm::any_of(Unit.ReadsCallers, [&](const std::string &USR) {
     return resultReachesBackward(USR) || calledOnlyUnderGuards(USR);
@@ -500,7 +508,9 @@ llvm::json::Value SummaryDocument::toJSON() const {
                        {"resultReachesBackward", std::move(Results)}};
   for (const auto &[Key, Set] : {std::pair<const char *, const std::set<std::string> *>{
                                      "calledGuarded", &CalledGuarded},
-                                 {"calledUnguarded", &CalledUnguarded}})
+                                 {"calledUnguarded", &CalledUnguarded},
+                                 {"fieldsReadDetached", &FieldsReadDetached},
+                                 {"fieldsReadOtherwise", &FieldsReadOtherwise}})
     if (!Set->empty())
       O[Key] = llvm::json::Array(std::vector<llvm::json::Value>(Set->begin(), Set->end()));
   if (!CalledUnguardedVia.empty()) {
@@ -541,6 +551,12 @@ std::string SummaryDocument::toText() const {
     Array("calledGuarded", CalledGuarded, USRValue);
   if (!CalledUnguarded.empty())
     Array("calledUnguarded", CalledUnguarded, USRValue);
+  if (!FieldsReadDetached.empty())
+    Array("fieldsReadDetached", FieldsReadDetached, USRValue);
+  if (!FieldsReadOtherwise.empty())
+    Array("fieldsReadOtherwise", FieldsReadOtherwise, USRValue);
+  if (!ReadsFields.empty())
+    Array("readsFields", ReadsFields, USRValue);
   if (!CalledUnguardedVia.empty()) {
     OS << ",\n\"calledUnguardedVia\": {";
     bool First = true;
@@ -604,7 +620,10 @@ llvm::Expected<SummaryDocument> parseSummaryDocument(llvm::StringRef Text) {
                     {"readsCallers", Doc.ReadsCallers},
                     {"readsKeeps", Doc.ReadsKeeps},
                     {"calledGuarded", Doc.CalledGuarded},
-                    {"calledUnguarded", Doc.CalledUnguarded}};
+                    {"calledUnguarded", Doc.CalledUnguarded},
+                    {"fieldsReadDetached", Doc.FieldsReadDetached},
+                    {"fieldsReadOtherwise", Doc.FieldsReadOtherwise},
+                    {"readsFields", Doc.ReadsFields}};
   for (auto &[Key, Into] : UnitArrays) {
     const llvm::json::Value *V = O->get(Key);
     if (!V)

@@ -17,7 +17,10 @@
 //        "readsKeeps": [USR...],                   a unit's only (optional)
 //        "calledGuarded": [USR...],                optional
 //        "calledUnguarded": [USR...],              optional
-//        "calledUnguardedVia": {USR: [USR...]}}    a unit's only (optional)
+//        "calledUnguardedVia": {USR: [USR...]},    a unit's only (optional)
+//        "fieldsReadDetached": [USR...],           optional
+//        "fieldsReadOtherwise": [USR...],          optional
+//        "readsFields": [USR...]}                  a unit's only (optional)
 //     A function's summary lists the functions of other units it calls
 //     ("externalCalls"); linking composes their effects into it
 //     (composeCalls), so chains of calls cross any number of files. A
@@ -264,6 +267,20 @@ struct SummaryDocument {
   /// A unit's document only: the USRs whose KeepsNoHistory the checks asked
   /// for (Escapes.h). Not linked.
   std::set<std::string> ReadsKeeps;
+  /// Data members of the user's classes that hold tensors in a container
+  /// (FieldReads.h), by USR: read in some unit, every read detached
+  /// (FieldsReadDetached); read otherwise in some unit (FieldsReadOtherwise).
+  /// Linked: the union of each.
+  std::set<std::string> FieldsReadDetached, FieldsReadOtherwise;
+  /// A unit's document only: the members whose reads the checks asked about.
+  /// Not linked.
+  std::set<std::string> ReadsFields;
+
+  /// Every read of the member \p USR in the linked units takes its tensors
+  /// detached, and some unit reads it.
+  bool fieldReadOnlyDetached(llvm::StringRef USR) const {
+    return FieldsReadDetached.count(USR.str()) && !FieldsReadOtherwise.count(USR.str());
+  }
 
   /// Merges \p Other in (linking; its Uses stay out).
   void merge(const SummaryDocument &Other);

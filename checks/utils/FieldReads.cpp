@@ -1,0 +1,182 @@
+//===--- FieldReads.cpp - libtorch-tidy -----------------------------------===//
+
+#include "FieldReads.h"
+#include "History.h"
+#include "TorchNames.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang::tidy::torch_check {
+
+bool isTensorContainerField(const FieldDecl *F) {
+  if (!F)
+    return false;
+  QualType T = F->getType();
+  const CXXRecordDecl *RD = classOf(T);
+  if (!RD || isTensorType(T) || T->isReferenceType() || T->isPointerType() ||
+      !isa<ClassTemplateSpecializationDecl>(RD) || T->isDependentType())
+    return false;
+  const auto *Owner = dyn_cast<CXXRecordDecl>(F->getParent());
+  if (!Owner || Owner->isInStdNamespace() || isAnyModuleLike(Owner))
+    return false;
+  return mayCarryHistoryType(T);
+}
+
+namespace {
+
+/// A copy, or a conversion by a constructor of the library's (a vector of
+/// tensors passed as `at::TensorList`).
+bool isConversion(const Stmt *S) {
+  const auto *CE = dyn_cast<CXXConstructExpr>(S);
+  if (!CE || CE->getNumArgs() != 1 || !CE->getConstructor())
+    return false;
+  const CXXConstructorDecl *Ctor = CE->getConstructor();
+  return Ctor->isCopyOrMoveConstructor() || isInLibraryNamespace(Ctor->getParent());
+}
+
+/// \p E without implicit nodes, parentheses and conversions.
+const Expr *bare(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = BT->getSubExpr();
+    else if (isConversion(E))
+      E = cast<CXXConstructExpr>(E)->getArg(0);
+    else
+      return E;
+  }
+  return E;
+}
+
+/// The parent of \p E that is not an implicit node or parentheses.
+const Stmt *parentBeyondImplicit(const Stmt *S, ASTContext &Ctx) {
+  for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
+    auto Parents = Ctx.getParents(*S);
+    if (Parents.size() != 1)
+      return nullptr;
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P)
+      return nullptr;
+    if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+            ExprWithCleanups, CXXFunctionalCastExpr>(P) || isConversion(P)) {
+      S = P;
+      continue;
+    }
+    return P;
+  }
+  return nullptr;
+}
+
+/// The method call whose object is \p Object (through implicit nodes and
+/// conversions): `Object.name(...)`; null when \p Object is not one.
+const CXXMemberCallExpr *methodCalledOn(const Stmt *Object, ASTContext &Ctx) {
+  const auto *Callee = dyn_cast_or_null<MemberExpr>(parentBeyondImplicit(Object, Ctx));
+  if (!Callee || bare(Callee->getBase()) != bare(cast<Expr>(Object)))
+    return nullptr;
+  auto Parents = Ctx.getParents(*Callee);
+  const auto *MC = Parents.size() == 1 ? Parents[0].get<CXXMemberCallExpr>() : nullptr;
+  return MC && MC->getCallee() == Callee ? MC : nullptr;
+}
+
+/// \p Object's method named one of \p Names is called.
+bool isCallOn(const Stmt *Object, std::initializer_list<llvm::StringRef> Names, ASTContext &Ctx) {
+  const CXXMemberCallExpr *MC = methodCalledOn(Object, Ctx);
+  return MC && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+         llvm::is_contained(Names, MC->getMethodDecl()->getName());
+}
+
+/// \p Value (a tensor computed from the member) is taken without its
+/// history: `.detach()` or `.item()` on it.
+bool detachedAt(const Stmt *Value, ASTContext &Ctx) {
+  const CXXMemberCallExpr *MC = methodCalledOn(Value, Ctx);
+  return MC && isTensorType(MC->getImplicitObjectArgument()->getType()) &&
+         MC->getMethodDecl()->getIdentifier() &&
+         llvm::is_contained({"detach", "item"}, MC->getMethodDecl()->getName());
+}
+
+enum class Use { Neutral, Detached, Other };
+
+Use classify(const MemberExpr *ME, ASTContext &Ctx) {
+  // m.push_back(x), m.clear(), m.size() ...
+  if (isCallOn(ME,
+               {"push_back", "push_front", "emplace_back", "emplace_front", "insert", "emplace",
+                "clear", "size", "empty", "reserve", "pop_back", "pop_front", "erase", "resize",
+                "capacity", "shrink_to_fit"},
+               Ctx))
+    return Use::Neutral;
+  if (const CXXMemberCallExpr *At = methodCalledOn(ME, Ctx);
+      At && At->getMethodDecl()->getIdentifier() &&
+      llvm::is_contained({"at", "front", "back"}, At->getMethodDecl()->getName()))
+    return detachedAt(At, Ctx) ? Use::Detached : Use::Other;
+  const Stmt *P = parentBeyondImplicit(ME, Ctx);
+  if (!P)
+    return Use::Other;
+  // m[i].detach(), m.at(i).item()
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
+      bare(Op->getArg(0)) == ME)
+    return detachedAt(Op, Ctx) ? Use::Detached : Use::Other;
+  // torch::cat(m).detach(), torch::stack(m, 0).detach()
+  if (const auto *Call = dyn_cast<CallExpr>(P); Call && !isa<CXXMemberCallExpr>(Call)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->getIdentifier() && isInLibraryNamespace(FD) && !FD->isInStdNamespace() &&
+        llvm::is_contained({"cat", "concat", "concatenate", "stack", "hstack", "vstack"},
+                           FD->getName()) &&
+        Call->getNumArgs() >= 1 && bare(Call->getArg(0)) == ME)
+      return detachedAt(Call, Ctx) ? Use::Detached : Use::Other;
+  }
+  return Use::Other;
+}
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  Collector(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldReads::Reads> &Out)
+      : Ctx(Ctx), Out(Out) {}
+  bool shouldVisitLambdaBodies() const { return true; }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!F || !isTensorContainerField(F))
+      return true;
+    FieldReads::Reads &R = Out[F->getCanonicalDecl()];
+    switch (classify(ME, Ctx)) {
+    case Use::Neutral:
+      break;
+    case Use::Detached:
+      if (R.Detached++ == 0)
+        R.FirstDetached = ME->getExprLoc();
+      break;
+    case Use::Other:
+      R.Other = true;
+      break;
+    }
+    return true;
+  }
+
+private:
+  ASTContext &Ctx;
+  llvm::DenseMap<const FieldDecl *, FieldReads::Reads> &Out;
+};
+
+} // namespace
+
+void FieldReads::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx) {
+  if (Built)
+    return;
+  Built = true;
+  Collector C(Ctx, ByField);
+  for (const FunctionDecl *FD : Functions)
+    if (FD->hasBody() && !FD->isDependentContext())
+      C.TraverseStmt(FD->getBody());
+  // Constructors' member initialisers (`logProbs()`) are not uses.
+}
+
+const FieldReads::Reads *FieldReads::of(const FieldDecl *F) const {
+  auto It = ByField.find(F ? F->getCanonicalDecl() : nullptr);
+  return It == ByField.end() ? nullptr : &It->second;
+}
+
+} // namespace clang::tidy::torch_check

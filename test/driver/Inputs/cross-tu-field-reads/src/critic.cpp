@@ -1,0 +1,3 @@
+#include "rollout.h"
+
+torch::Tensor valueLoss(Agent *agent) { return torch::cat(agent->values).pow(2).mean(); }

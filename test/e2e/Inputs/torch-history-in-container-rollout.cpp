@@ -1,0 +1,52 @@
+// A PPO-style rollout: act() stores each step's log-probability in the
+// agent's vector; update() reads the vector detached. The stored tensors keep
+// their graphs until update() clears them.
+#include <torch/torch.h>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+// The graph of the first step's forward pass, watched without keeping it.
+std::weak_ptr<torch::autograd::Node> first_graph;
+int steps = 0;
+
+struct Agent {
+  torch::nn::Linear policy{nullptr};
+  std::vector<torch::Tensor> logProbs;
+};
+
+void act(Agent *agent, const torch::Tensor &obs) {
+  auto out = agent->policy->forward(obs);
+  if (steps++ == 0)
+    first_graph = out.grad_fn();
+  agent->logProbs.push_back(torch::log_softmax(out, 1));
+}
+
+double update(Agent *agent, const torch::Tensor &obs, torch::optim::SGD &opt) {
+  auto old = torch::cat(agent->logProbs).detach();
+  auto ratio = (torch::log_softmax(agent->policy->forward(obs), 1) - old).exp();
+  auto loss = -ratio.mean();
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+  agent->logProbs.clear();
+  return loss.item<double>();
+}
+
+int main() {
+  torch::manual_seed(0);
+  Agent agent;
+  agent.policy = torch::nn::Linear(4, 3);
+  torch::optim::SGD opt(agent.policy->parameters(), 0.1);
+  auto obs = torch::randn({1, 4});
+  double loss = 0;
+  int kept = 0;
+  for (int update_step = 0; update_step < 3; ++update_step) {
+    for (int t = 0; t < 8; ++t)
+      act(&agent, obs);
+    if (update_step == 0)
+      kept = first_graph.expired() ? 0 : 1; // alive after act() returned: something keeps it
+    loss = update(&agent, torch::cat(std::vector<torch::Tensor>(8, obs)), opt);
+  }
+  std::printf("rollout: loss %.6f keeps graph %d\n", loss, kept);
+}

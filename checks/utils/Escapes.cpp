@@ -15,35 +15,29 @@ bool tensorish(QualType T) { return !T.isNull() && mayHoldTensor(T.getNonReferen
 
 namespace {
 
+/// A type that refers to storage of someone else's: a reference, a pointer,
+/// a smart pointer, a reference_wrapper.
+bool isHandleType(QualType T) {
+  if (T->isReferenceType() || T->isPointerType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+         llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
+                            RD->getName());
+}
+
 /// True when \p D is storage of the function's own: a local variable that is
 /// not a parameter, a static, a reference, a pointer or a smart pointer.
 bool isOwnStorage(const ValueDecl *D) {
   const auto *VD = dyn_cast_or_null<VarDecl>(D);
-  if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
-    return false;
-  QualType T = VD->getType();
-  if (T->isReferenceType() || T->isPointerType())
-    return false;
-  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-  return !(RD && RD->isInStdNamespace() && RD->getIdentifier() &&
-           llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
-                              RD->getName()));
+  return VD && !isa<ParmVarDecl>(VD) && VD->hasLocalStorage() && !isHandleType(VD->getType());
 }
 
 /// A data member a constructor may fill without the value leaving the
-/// object: not a reference, a pointer or a smart pointer (those reach
-/// storage of someone else's).
+/// object (not a handle to someone else's storage).
 bool isOwnField(const ValueDecl *D) {
   const auto *FD = dyn_cast_or_null<FieldDecl>(D);
-  if (!FD)
-    return false;
-  QualType T = FD->getType();
-  if (T->isReferenceType() || T->isPointerType())
-    return false;
-  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-  return !(RD && RD->isInStdNamespace() && RD->getIdentifier() &&
-           llvm::is_contained({"shared_ptr", "unique_ptr", "weak_ptr", "reference_wrapper"},
-                              RD->getName()));
+  return FD && !isHandleType(FD->getType());
 }
 
 /// A function or class of LibTorch or the standard library (they keep no
@@ -111,7 +105,7 @@ public:
       : History(&History), Own(&Own), Callee(Callee), State(State), Params(Params) {}
 
   /// Local objects of the user's classes built from values with history
-  /// (findLocalObjects): their construction and the calls of their methods
+  /// (chosen in historyStaysIn): their construction and the calls of their methods
   /// that keep nothing stay in the body; any other use of one leaves it.
   struct LocalObjects {
     llvm::SmallVector<const VarDecl *, 2> Vars;

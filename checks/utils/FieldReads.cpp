@@ -1,6 +1,7 @@
 //===--- FieldReads.cpp - libtorch-tidy -----------------------------------===//
 
 #include "FieldReads.h"
+#include "FunctionFacts.h"
 #include "History.h"
 #include "TorchNames.h"
 
@@ -36,18 +37,14 @@ bool isConversion(const Stmt *S) {
   return Ctor->isCopyOrMoveConstructor() || isInLibraryNamespace(Ctor->getParent());
 }
 
-/// \p E without implicit nodes, parentheses and conversions.
-const Expr *bare(const Expr *E) {
+/// \p E without implicit nodes, copies (FunctionFacts.h's stripCopies) and
+/// the library's conversions.
+const Expr *stripConversions(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = BT->getSubExpr();
-    else if (isConversion(E))
-      E = cast<CXXConstructExpr>(E)->getArg(0);
-    else
+    E = stripCopies(E);
+    if (!E || !isConversion(E))
       return E;
+    E = cast<CXXConstructExpr>(E)->getArg(0);
   }
   return E;
 }
@@ -75,7 +72,7 @@ const Stmt *parentBeyondImplicit(const Stmt *S, ASTContext &Ctx) {
 /// conversions): `Object.name(...)`; null when \p Object is not one.
 const CXXMemberCallExpr *methodCalledOn(const Stmt *Object, ASTContext &Ctx) {
   const auto *Callee = dyn_cast_or_null<MemberExpr>(parentBeyondImplicit(Object, Ctx));
-  if (!Callee || bare(Callee->getBase()) != bare(cast<Expr>(Object)))
+  if (!Callee || stripConversions(Callee->getBase()) != stripConversions(cast<Expr>(Object)))
     return nullptr;
   auto Parents = Ctx.getParents(*Callee);
   const auto *MC = Parents.size() == 1 ? Parents[0].get<CXXMemberCallExpr>() : nullptr;
@@ -118,7 +115,7 @@ Use classify(const MemberExpr *ME, ASTContext &Ctx) {
   // m[i].detach(), m.at(i).item()
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
       Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
-      bare(Op->getArg(0)) == ME)
+      stripConversions(Op->getArg(0)) == ME)
     return detachedAt(Op, Ctx) ? Use::Detached : Use::Other;
   // torch::cat(m).detach(), torch::stack(m, 0).detach()
   if (const auto *Call = dyn_cast<CallExpr>(P); Call && !isa<CXXMemberCallExpr>(Call)) {
@@ -126,7 +123,7 @@ Use classify(const MemberExpr *ME, ASTContext &Ctx) {
     if (FD && FD->getIdentifier() && isInLibraryNamespace(FD) && !FD->isInStdNamespace() &&
         llvm::is_contained({"cat", "concat", "concatenate", "stack", "hstack", "vstack"},
                            FD->getName()) &&
-        Call->getNumArgs() >= 1 && bare(Call->getArg(0)) == ME)
+        Call->getNumArgs() >= 1 && stripConversions(Call->getArg(0)) == ME)
       return detachedAt(Call, Ctx) ? Use::Detached : Use::Other;
   }
   return Use::Other;

@@ -65,11 +65,12 @@ const ValueDecl *storageVariable(const Expr *E) {
   }
 }
 
-/// Member operators called as `a op b` put the object first.
+/// Member operators called as `a op b` put the object first; so do static
+/// ones (C++23 `static operator()`: the object is still argument 0, evaluated
+/// and not passed).
 static unsigned argumentShift(const CallExpr *Call) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
-    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()) &&
-        !cast<CXXMethodDecl>(Op->getDirectCallee())->isStatic())
+    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()))
       return 1;
   return 0;
 }

@@ -1,6 +1,7 @@
 //===--- History.cpp - libtorch-tidy --------------------------------------===//
 
 #include "History.h"
+#include "FunctionFacts.h"
 #include "ClangTidyCompat.h"
 #include "GradGuards.h"
 #include "LoopVariables.h"
@@ -245,16 +246,6 @@ traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnaly
 }
 
 /// The argument a call passes to parameter \p I of its callee, or null.
-static const Expr *argumentFor(const CallExpr *Call, unsigned I) {
-  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(
-                                                          Call->getDirectCallee())
-                        ? 1
-                        : 0;
-  if (I + Offset >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I + Offset)))
-    return nullptr;
-  return Call->getArg(I + Offset);
-}
-
 llvm::SmallVector<const CallGraph::Site *, 4>
 memberHistoryChain(const CallGraph &Graph, unsigned Depth, const FunctionDecl *FD,
                    const FieldDecl *Field, const MemberHistoryTrace &Trace,

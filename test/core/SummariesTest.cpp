@@ -377,23 +377,26 @@ void f(Net &m, torch::Tensor x, std::vector<torch::Tensor> &parts) {
 TEST(Helpers, ArgumentsAndParameters) {
   auto P = parse(R"cpp(
 struct Acc { Acc &operator()(int a, int b); };
+struct Sum { static int operator()(int a, int b); }; // C++23, accepted as an extension
 int g(int a, int b);
-void f(Acc &acc, int x, int y) { g(x, y); acc(x, y); }
+void f(Acc &acc, Sum &sum, int x, int y) { g(x, y); acc(x, y); sum(x, y); }
 )cpp");
   struct Finder : RecursiveASTVisitor<Finder> {
     std::vector<const CallExpr *> Calls;
     bool VisitCallExpr(CallExpr *C) { Calls.push_back(C); return true; }
   } Fd;
   Fd.TraverseStmt(P->function("f")->getBody());
-  ASSERT_EQ(Fd.Calls.size(), 2u);
+  ASSERT_EQ(Fd.Calls.size(), 3u);
   for (const CallExpr *C : Fd.Calls) {
     const Expr *Second = argumentFor(C, 1);
     ASSERT_TRUE(Second);
     EXPECT_EQ(namedVariable(Second)->getName(), "y");
     EXPECT_EQ(parameterIndexFor(C, Second), 1);
   }
-  // The object of a member operator is no parameter.
+  // The object of a member operator is no parameter, of a static one either
+  // (the call still holds it as argument 0).
   EXPECT_EQ(parameterIndexFor(Fd.Calls[1], Fd.Calls[1]->getArg(0)), -1);
+  EXPECT_EQ(parameterIndexFor(Fd.Calls[2], Fd.Calls[2]->getArg(0)), -1);
 }
 
 } // namespace

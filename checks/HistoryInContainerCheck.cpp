@@ -219,6 +219,24 @@ bool changedWithin(llvm::ArrayRef<const ValueDecl *> Decls, const Stmt *Scope) {
   });
 }
 
+/// The fix-it that detaches \p Value where \p I stores it: when the value is
+/// the stored tensor itself (one value, `c[k] = v`, the value of `insert`),
+/// not one of several constructor arguments of an emplace.
+llvm::SmallVector<FixItHint, 2> detachFixes(const Insertion &I, const Expr *Value,
+                                           const ASTContext &Ctx) {
+  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
+      (Value == I.Values.back() &&
+       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
+    return appendDetachFixIts(Value, Ctx);
+  return {};
+}
+
+/// Where "the history comes from this call" points: \p Source when it is not
+/// the stored value itself (invalid otherwise, or without a source).
+SourceLocation historyNoteLoc(const Expr *Source, const Expr *Value) {
+  return Source && Source != Value->IgnoreImplicit() ? Source->getExprLoc() : SourceLocation();
+}
+
 /// The data member \p Container names (`agent->logProbs`, `this->buffer`,
 /// `pool.items`); null for anything else.
 const FieldDecl *containerField(const Expr *Container) {
@@ -325,18 +343,12 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
 
     SourceLocation Loc = compat::beginLoc(Value);
     SourceRange Range = Value->getSourceRange();
-    llvm::SmallVector<FixItHint, 2> Fixes;
-    if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
-        (Value == I.Values.back() &&
-         cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
-      Fixes = appendDetachFixIts(Value, Ctx);
+    llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
     SourceLocation DeclLoc;
     if (isa<VarDecl>(Container) && !cast<VarDecl>(Container)->hasGlobalStorage() &&
         !isa<ParmVarDecl>(Container))
       DeclLoc = Container->getLocation();
-    SourceLocation SourceLoc;
-    if (Source != Value->IgnoreImplicit())
-      SourceLoc = Source->getExprLoc();
+    SourceLocation SourceLoc = historyNoteLoc(Source, Value);
     std::string Name = Container->getName().str();
     deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name](const CallGraph &) {
       {
@@ -360,16 +372,10 @@ bool HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, con
   SourceLocation Read;
   if (!core().fieldReadOnlyDetached(Field, Ctx, &Read))
     return false;
-  llvm::SmallVector<FixItHint, 2> Fixes;
-  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
-      (Value == I.Values.back() &&
-       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
-    Fixes = appendDetachFixIts(Value, Ctx);
+  llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
   SourceLocation Loc = compat::beginLoc(Value);
   SourceRange Range = Value->getSourceRange();
-  SourceLocation SourceLoc;
-  if (Source != Value->IgnoreImplicit())
-    SourceLoc = Source->getExprLoc();
+  SourceLocation SourceLoc = historyNoteLoc(Source, Value);
   std::string Name = Field->getName().str();
   deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, Read, SourceLoc, Name](const CallGraph &) {
     {
@@ -421,11 +427,7 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
     }
   if (!Trace)
     return false;
-  llvm::SmallVector<FixItHint, 2> Fixes;
-  if (I.Values.size() == 1 || isa<CXXOperatorCallExpr>(I.Stmt) ||
-      (Value == I.Values.back() &&
-       cast<CXXMemberCallExpr>(I.Stmt)->getMethodDecl()->getName() == "insert"))
-    Fixes = appendDetachFixIts(Value, Ctx);
+  llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
   SourceLocation Loc = compat::beginLoc(Value);
   SourceRange Range = Value->getSourceRange();
   std::string Name = Field->getName().str();
@@ -435,9 +437,7 @@ bool HistoryInContainerCheck::checkMemberInsertion(const FunctionDecl *FD, const
   // value from a parameter depends on what the callers pass).
   const Expr *Source = History.historySource(Value);
   ReportWithoutChain = ReportWithoutChain && Source;
-  SourceLocation SourceLoc;
-  if (Source && Source != Value->IgnoreImplicit())
-    SourceLoc = Source->getExprLoc();
+  SourceLocation SourceLoc = historyNoteLoc(Source, Value);
   deferUntilCallersKnown(Ctx, FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
                    &Ctx, ReportWithoutChain, SourceLoc](const CallGraph &Graph) {
     auto Chain = memberHistoryChain(Graph, CallDepth, FD, Field, Trace, core().history(Ctx), Ctx, *SM);

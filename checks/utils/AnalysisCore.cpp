@@ -267,6 +267,13 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
   return !USR.empty() && External ? External->lookup(USR) : nullptr;
 }
 
+const FieldReads &AnalysisCore::fieldReads(ASTContext &Ctx) {
+  sync(Ctx);
+  if (!Fields)
+    Fields = std::make_unique<FieldReads>(userFunctions(Ctx), Ctx);
+  return *Fields;
+}
+
 bool AnalysisCore::fieldReadOnlyDetached(const FieldDecl *F, ASTContext &Ctx,
                                          SourceLocation *FirstRead) {
   sync(Ctx);
@@ -274,11 +281,7 @@ bool AnalysisCore::fieldReadOnlyDetached(const FieldDecl *F, ASTContext &Ctx,
     *FirstRead = SourceLocation();
   if (!F || !isTensorContainerField(F))
     return false;
-  if (!Fields) {
-    Fields = std::make_unique<FieldReads>();
-    Fields->build(userFunctions(Ctx), Ctx);
-  }
-  const FieldReads::Reads *Here = Fields->of(F);
+  const FieldReads::Reads *Here = fieldReads(Ctx).of(F);
   if (Here && Here->Other)
     return false;
   if (Here && FirstRead)
@@ -414,25 +417,16 @@ void AnalysisCore::recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc) {
     });
     bool Keeps = Walk.keepsNoHistory(FD, Ctx, DefaultCallDepth);
     FunctionSummary &S = It->second;
-    if (Seen.insert(USR).second) {
-      S.KeepsNoHistory = Keeps;
-      S.KeepsNoHistoryIf = Keeps ? Relies : std::set<std::string>();
-    } else {
-      S.KeepsNoHistory = S.KeepsNoHistory && Keeps;
-      if (S.KeepsNoHistory)
-        S.KeepsNoHistoryIf.insert(Relies.begin(), Relies.end());
-      else
-        S.KeepsNoHistoryIf.clear();
+    if (Seen.insert(USR).second) { // the first instantiation decides alone
+      S.KeepsNoHistory = true;
+      S.KeepsNoHistoryIf.clear();
     }
+    mergeKeepsNoHistory(S, Keeps, Relies);
   }
 }
 
 void AnalysisCore::recordFieldReads(ASTContext &Ctx, SummaryDocument &Doc) {
-  if (!Fields) {
-    Fields = std::make_unique<FieldReads>();
-    Fields->build(userFunctions(Ctx), Ctx);
-  }
-  for (const auto &[F, R] : Fields->all()) {
+  for (const auto &[F, R] : fieldReads(Ctx).all()) {
     std::string USR = usrOf(F);
     if (USR.empty())
       continue;

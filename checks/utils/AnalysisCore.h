@@ -236,6 +236,9 @@ private:
   std::string askElsewhere(const FunctionDecl *FD, std::set<std::string> &Asked) const;
   /// FunctionSummary::KeepsNoHistory of the unit's functions, into \p Doc.
   void recordKeepsNoHistory(ASTContext &Ctx, SummaryDocument &Doc);
+  /// How the unit's functions read the members that hold tensors in a
+  /// container (FieldReads.h), walked on first use.
+  const FieldReads &fieldReads(ASTContext &Ctx);
   /// SummaryDocument::FieldsReadDetached / FieldsReadOtherwise of the unit.
   void recordFieldReads(ASTContext &Ctx, SummaryDocument &Doc);
 

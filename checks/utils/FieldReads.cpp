@@ -160,10 +160,7 @@ private:
 
 } // namespace
 
-void FieldReads::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx) {
-  if (Built)
-    return;
-  Built = true;
+FieldReads::FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx) {
   Collector C(Ctx, ByField);
   for (const FunctionDecl *FD : Functions)
     if (FD->hasBody() && !FD->isDependentContext())

@@ -43,21 +43,15 @@ public:
     bool Other = false;    ///< some other use
     SourceLocation FirstDetached;
   };
-  /// Walks \p Bodies (the unit's user functions) once.
-  void build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx);
-  bool built() const { return Built; }
+  /// Walks the bodies of \p Functions (the unit's user functions) once.
+  FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx);
   /// The uses of \p F in the unit; null when it has none.
   const Reads *of(const FieldDecl *F) const;
   /// Every member with a use in the unit.
   const llvm::DenseMap<const FieldDecl *, Reads> &all() const { return ByField; }
-  void clear() {
-    ByField.clear();
-    Built = false;
-  }
 
 private:
   llvm::DenseMap<const FieldDecl *, Reads> ByField;
-  bool Built = false;
 };
 
 } // namespace clang::tidy::torch_check

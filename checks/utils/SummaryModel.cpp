@@ -290,6 +290,14 @@ unsigned deeperLevel(unsigned Level) {
   return Level == NotReached || Level + 1 > MaxSummaryDepth ? NotReached : Level + 1;
 }
 
+void mergeKeepsNoHistory(FunctionSummary &Into, bool Keeps, const std::set<std::string> &If) {
+  Into.KeepsNoHistory = Into.KeepsNoHistory && Keeps;
+  if (Into.KeepsNoHistory)
+    Into.KeepsNoHistoryIf.insert(If.begin(), If.end());
+  else
+    Into.KeepsNoHistoryIf.clear();
+}
+
 void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   if (!From.Name.empty() && (Into.Name.empty() || From.Name < Into.Name))
     Into.Name = From.Name;
@@ -306,11 +314,7 @@ void mergeSummary(FunctionSummary &Into, const FunctionSummary &From) {
   Into.ReturnsHistory |= From.ReturnsHistory;
   Into.ReturnsHistoryFromArgs |= From.ReturnsHistoryFromArgs;
   // Information ("keeps nothing"): only when both say it.
-  Into.KeepsNoHistory = Into.KeepsNoHistory && From.KeepsNoHistory;
-  if (Into.KeepsNoHistory)
-    Into.KeepsNoHistoryIf.insert(From.KeepsNoHistoryIf.begin(), From.KeepsNoHistoryIf.end());
-  else
-    Into.KeepsNoHistoryIf.clear();
+  mergeKeepsNoHistory(Into, From.KeepsNoHistory, From.KeepsNoHistoryIf);
   if (Into.Params.size() < From.Params.size())
     Into.Params.resize(From.Params.size());
   for (size_t I = 0; I < From.Params.size(); ++I) {

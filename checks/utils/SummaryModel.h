@@ -241,6 +241,9 @@ unsigned deeperLevel(unsigned Level);
 /// linked, and by the link for chains over several units (composeCalls).
 bool absorbCall(FunctionSummary &S, const FunctionSummary &Callee, unsigned Level,
                 unsigned UnguardedLevel);
+/// Merges a KeepsNoHistory fact into \p Into (information: kept only when
+/// both say it; the conditions of both then hold, otherwise none).
+void mergeKeepsNoHistory(FunctionSummary &Into, bool Keeps, const std::set<std::string> &If);
 /// Merges \p From into \p Into ("may do": fewest levels, union of flags).
 /// The name kept is the smaller one, so that the merge is order-free.
 void mergeSummary(FunctionSummary &Into, const FunctionSummary &From);

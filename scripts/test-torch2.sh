@@ -295,11 +295,23 @@ if [ -e "$PLUGIN" ] && [ -x "$TIDY" ]; then
   # AOTInductor (2.x only, so not in test/e2e/Inputs/*.cpp, which 1.13 builds
   # too: scripts/sanitize.sh): the loader in a loop, run() not a forward pass.
   pairs+=(test/e2e/Inputs/torch2/aoti_serving.cpp:torch-load-in-loop test/e2e/Inputs/torch2/aoti_serving.cpp:torch-eval-without-no-grad)
-  for src in test/e2e/Inputs/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+  # A program test/e2e/Inputs/torch-CHECK.cpp or torch-CHECK-WHAT.cpp serves
+  # CHECK (the longest check name its file name starts with).
+  mapfile -t known < <("$TIDY" --load "$PLUGIN" --checks='-*,torch-*' --list-checks | sed -n 's/^ *\(torch-[a-z0-9-]*\) *$/\1/p')
+  check_of() {
+    local base best="" c
+    base=$(basename "$1" .cpp)
+    for c in "${known[@]}"; do
+      case "$base" in "$c" | "$c"-*) if ((${#c} > ${#best})); then best=$c; fi ;; esac
+    done
+    if [ -z "$best" ]; then echo "test-torch2: $1 names no check of the plugin" >&2; return 1; fi
+    printf '%s\n' "$best"
+  }
+  for src in test/e2e/Inputs/torch-*.cpp; do c=$(check_of "$src") || exit 1; pairs+=("$src:$c"); done
   # Programs on the c10/cuda API (the wheel has its headers, Debian's 1.13
   # does not): parsed with the CUDA toolkit's headers, compiled only.
   if [ $with_cuda = 1 ]; then
-    for src in test/e2e/Inputs/cuda/torch-*.cpp; do pairs+=("$src:$(basename "$src" .cpp)"); done
+    for src in test/e2e/Inputs/cuda/torch-*.cpp; do c=$(check_of "$src") || exit 1; pairs+=("$src:$c"); done
   else
     echo "test-torch2: no CUDA toolkit headers ($cuda_home/include): skipping test/e2e/Inputs/cuda/"
   fi

@@ -4,10 +4,27 @@
 #include <torch/torch.h>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
+// A weak reference to a graph node, whichever pointer grad_fn() returns:
+// std::shared_ptr<Node> (LibTorch 1.13) or c10::intrusive_ptr<Node> (2.15).
+template <class Ptr> struct WeakNode;
+template <class T> struct WeakNode<std::shared_ptr<T>> {
+  std::weak_ptr<T> weak;
+  void watch(const std::shared_ptr<T> &node) { weak = node; }
+  bool expired() const { return weak.expired(); }
+};
+template <class T> struct WeakNode<c10::intrusive_ptr<T>> {
+  std::optional<c10::weak_intrusive_ptr<T>> weak;
+  void watch(const c10::intrusive_ptr<T> &node) { weak.emplace(node); }
+  bool expired() const { return !weak || weak->expired(); }
+};
+using GradFn = std::decay_t<decltype(std::declval<torch::Tensor &>().grad_fn())>;
+
 // The graph of the first step's forward pass, watched without keeping it.
-std::weak_ptr<torch::autograd::Node> first_graph;
+WeakNode<GradFn> first_graph;
 int steps = 0;
 
 struct Agent {
@@ -18,7 +35,7 @@ struct Agent {
 void act(Agent *agent, const torch::Tensor &obs) {
   auto out = agent->policy->forward(obs);
   if (steps++ == 0)
-    first_graph = out.grad_fn();
+    first_graph.watch(out.grad_fn());
   agent->logProbs.push_back(torch::log_softmax(out, 1));
 }
 

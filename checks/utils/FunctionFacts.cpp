@@ -7,9 +7,11 @@
 #include "LoopVariables.h"
 #include "TorchMembers.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::torch_check {
 
@@ -402,6 +404,81 @@ bool FunctionFacts::isGuarded(const Stmt *S) const {
   if (!Guards)
     Guards = std::make_unique<GradGuardCache>(parents(), Ctx);
   return Guards->isDisabledAt(S);
+}
+
+// ---- lambdas the body runs --------------------------------------------------
+
+namespace {
+
+/// The standard algorithms and utilities that call the callable they are
+/// given before they return.
+bool callsItsCallable(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(FD->getName())
+      .Cases("for_each", "for_each_n", "transform", "generate", "generate_n", true)
+      .Cases("accumulate", "reduce", "transform_reduce", "inner_product", true)
+      .Cases("all_of", "any_of", "none_of", "count_if", "find_if", "find_if_not", true)
+      .Cases("remove_if", "copy_if", "partition", "stable_partition", true)
+      .Cases("sort", "stable_sort", "max_element", "min_element", "minmax_element", true)
+      .Cases("invoke", "call_once", "apply", true)
+      .Default(false);
+}
+
+/// The expression \p E stands in: its parent past parentheses, implicit
+/// conversions, temporaries and the one-argument constructions that wrap a
+/// callable (std::function); \p Child is set to the wrapper the parent holds.
+const Stmt *userOf(const Expr *E, const ParentMap &PM, const Stmt *&Child) {
+  Child = E;
+  const Stmt *P = PM.getParent(E);
+  while (P && (isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                   ExprWithCleanups, CXXFunctionalCastExpr>(P) ||
+               (isa<CXXConstructExpr>(P) && cast<CXXConstructExpr>(P)->getNumArgs() == 1))) {
+    Child = P;
+    P = PM.getParent(P);
+  }
+  return P;
+}
+
+} // namespace
+
+bool FunctionFacts::runsInBody(const Stmt *S) const {
+  const ParentMap &PM = parents();
+  for (const Stmt *Child = S, *P = PM.getParent(S); P; Child = P, P = PM.getParent(P))
+    if (const auto *L = dyn_cast<LambdaExpr>(P); L && Child == L->getBody() && !runsLambda(L))
+      return false;
+  return true;
+}
+
+bool FunctionFacts::runsLambda(const LambdaExpr *L) const {
+  if (auto It = RunLambdas.find(L); It != RunLambdas.end())
+    return It->second;
+  const ParentMap &PM = parents();
+  // A use of the lambda (or of the variable it initialises) that runs it.
+  auto Runs = [&](const Expr *Use) {
+    const Stmt *Child = nullptr;
+    const Stmt *P = userOf(Use, PM, Child);
+    if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P))
+      return Op->getOperator() == OO_Call && Op->getArg(0) == Child;
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(P))
+      return llvm::is_contained(Call->arguments(), Child) &&
+             (factFor(Call, Fact::Step) || callsItsCallable(Call));
+    return false;
+  };
+  bool Result = Runs(L);
+  const Stmt *Child = nullptr;
+  if (!Result)
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(userOf(L, PM, Child)); DS && DS->isSingleDecl())
+      if (const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
+          VD && VD->isLocalVarDecl() && !VD->isStaticLocal() && VD->getInit() == Child &&
+          !VD->getType()->isReferenceType())
+        Result = anyStmt(Body, [&](const Stmt *X) {
+          const auto *Ref = dyn_cast<DeclRefExpr>(X);
+          return Ref && Ref->getDecl() == VD && Runs(Ref);
+        });
+  RunLambdas[L] = Result;
+  return Result;
 }
 
 } // namespace clang::tidy::torch_check

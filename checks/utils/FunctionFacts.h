@@ -39,6 +39,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -155,6 +156,20 @@ public:
   /// True when autograd is (or may be) off where \p S runs
   /// (isGradDisabledAt; memoised).
   bool isGuarded(const Stmt *S) const;
+  /// True when \p S runs when the body runs: it is not in the body of a
+  /// lambda spelled in the body, or every lambda around it is one the body
+  /// runs itself (runsLambda). A fact with InLambda set counts as the
+  /// body's exactly when this holds for its statement.
+  bool runsInBody(const Stmt *S) const;
+  /// True when the body runs \p L (a lambda spelled in it) before it
+  /// returns: called where it is spelled (`[&] { ... }()`), called through
+  /// the local variable it initialises (`auto f = [&] { ... }; f();`, a
+  /// std::function too), or handed, either way, to an optimizer's step()
+  /// (the closure LBFGS calls) or to a standard algorithm that calls it
+  /// (std::for_each, std::transform, std::sort, std::invoke, ...). A lambda
+  /// stored, returned, handed to a thread, a hook or another function is
+  /// not run here. Memoised.
+  bool runsLambda(const LambdaExpr *L) const;
 
 private:
   const FunctionDecl *FD;
@@ -170,6 +185,7 @@ private:
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<DefUse> Defs;
   mutable std::unique_ptr<GradGuardCache> Guards;
+  mutable llvm::DenseMap<const LambdaExpr *, bool> RunLambdas;
 };
 
 /// \p E without parentheses, implicit casts, temporaries, copies and moves,

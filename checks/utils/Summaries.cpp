@@ -203,7 +203,10 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     };
 
     for (const Fact &Fc : F.all()) {
-      if (Fc.InLambda)
+      // A lambda's facts count where the body runs the lambda itself (its
+      // grad-mode guards stay its own).
+      if (Fc.InLambda && (!Fc.S || !F.runsInBody(Fc.S) || Fc.K == Fact::GradOff ||
+                          Fc.K == Fact::GradUnknown))
         continue;
       switch (Fc.K) {
       case Fact::Forward:
@@ -319,7 +322,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       };
       bool ToBackward = false;
       for (const Fact &Fc : F.all()) {
-        if (Fc.InLambda)
+        if (Fc.InLambda && (!Fc.S || !F.runsInBody(Fc.S)))
           continue;
         if ((Fc.K == Fact::Backward || Fc.K == Fact::Grad) && Reaches(Fc.Object))
           ToBackward = true;
@@ -352,6 +355,36 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     Order.push_back(Key);
   };
 
+  // A cycle of calls (recursion): each member was summarised without the
+  // calls of the others; now their effects' levels flow around the cycle,
+  // one more level per call, until none falls (levels only fall and stop at
+  // MaxSummaryDepth, so this ends). The flags, parameters and loop events
+  // stay those of each body with its calls out of the cycle.
+  auto RelaxCycle = [&](const llvm::SmallPtrSetImpl<const FunctionDecl *> &Members) {
+    for (bool Fell = true; Fell;) {
+      Fell = false;
+      for (const FunctionDecl *FD : Functions) {
+        if (!Members.contains(FD->getCanonicalDecl()))
+          continue;
+        auto Mine = ByKey.find(key(FD));
+        if (Mine == ByKey.end())
+          continue;
+        const FunctionFacts &F = FactsOf(FD);
+        for (const Fact &Fc : F.all()) {
+          if (Fc.K != Fact::UserCall || !Fc.Definition ||
+              !Members.contains(Fc.Definition->getCanonicalDecl()) ||
+              (Fc.InLambda && !F.runsInBody(Fc.S)))
+            continue;
+          const FunctionSummary *CS = lookup(Fc.Callee);
+          if (!CS)
+            continue;
+          const FunctionSummary Callee = *CS; // may be the caller itself
+          Fell |= absorbCall(Storage[Mine->second], Callee, 0, F.isGuarded(Fc.S) ? NotReached : 0);
+        }
+      }
+    }
+  };
+
   for (auto SCC = llvm::scc_begin(&CG); !SCC.isAtEnd(); ++SCC) {
     llvm::SmallPtrSet<const FunctionDecl *, 4> Members;
     for (const CallGraphNode *N : *SCC)
@@ -361,6 +394,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     for (const FunctionDecl *FD : Functions)
       if (Members.contains(FD->getCanonicalDecl()) && Done.insert(FD->getCanonicalDecl()).second)
         Summarise(FD, Members);
+    if (SCC.hasCycle())
+      RelaxCycle(Members);
   }
   // Functions clang's graph leaves out (uninstantiated templates): callers
   // only, summarised last.

@@ -154,20 +154,95 @@ void outer(torch::Tensor a, torch::Tensor b) { fill(a, b); }
   EXPECT_FALSE(P->summary("outer")->Params[1].WrittenInPlace);
 }
 
-TEST(Summaries, RecursionAddsNoPath) {
+TEST(Summaries, EffectsFlowAroundCyclesOfCalls) {
   auto P = parse(R"cpp(
 void ping(int n, torch::Tensor l);
 void pong(int n, torch::Tensor l) { if (n) ping(n - 1, l); }
 void ping(int n, torch::Tensor l) { if (n) pong(n - 1, l); else l.backward(); }
 void caller(torch::Tensor l) { pong(3, l); }
+torch::Tensor odd(Net &m, torch::Tensor x, int n);
+torch::Tensor even(Net &m, torch::Tensor x, int n) { return n ? odd(m, x, n - 1) : m->forward(x); }
+torch::Tensor odd(Net &m, torch::Tensor x, int n) {
+  if (!n) return x;
+  torch::NoGradGuard g;
+  return even(m, x, n - 1);
+}
+torch::Tensor self(Net &m, torch::Tensor x, int n) { return n ? self(m, x, n - 1) : x; }
 )cpp");
   ASSERT_TRUE(P->summary("ping") && P->summary("pong") && P->summary("caller"));
+  // pong and ping form one cycle: ping's backward is one call from pong,
+  // two from the caller.
   EXPECT_EQ(P->summary("ping")->Backward, 0u);
-  // pong and ping form one component: pong's summary does not see ping's
-  // backward (recursion adds no path), and the caller sees pong's.
-  EXPECT_EQ(P->summary("caller")->Backward, P->summary("pong")->Backward == NotReached
-                                                ? NotReached
-                                                : P->summary("pong")->Backward + 1);
+  EXPECT_EQ(P->summary("pong")->Backward, 1u);
+  EXPECT_EQ(P->summary("caller")->Backward, 2u);
+  // A guard on the way stays a guard around the cycle.
+  ASSERT_TRUE(P->summary("even") && P->summary("odd"));
+  EXPECT_EQ(P->summary("odd")->Forward, 1u);
+  EXPECT_EQ(P->summary("odd")->UnguardedForward, NotReached);
+  EXPECT_EQ(P->summary("even")->UnguardedForward, 0u);
+  // A function calling itself adds nothing to itself.
+  ASSERT_TRUE(P->summary("self"));
+  EXPECT_EQ(P->summary("self")->Forward, NotReached);
+}
+
+TEST(Summaries, LambdasTheBodyRunsAreItsBody) {
+  auto P = parse(R"cpp(
+#include <algorithm>
+#include <functional>
+#include <thread>
+#include <vector>
+torch::Tensor called(Net &m, torch::Tensor x) { auto f = [&] { return m->forward(x); }; return f(); }
+torch::Tensor invoked(Net &m, torch::Tensor x) { return [&] { return m->forward(x); }(); }
+torch::Tensor wrapped(Net &m, torch::Tensor x) {
+  std::function<torch::Tensor()> f = [&] { return m->forward(x); };
+  return f();
+}
+void closure(Net &m, torch::optim::LBFGS &opt, torch::Tensor x) {
+  opt.step([&] { auto l = m->forward(x).sum(); l.backward(); return l; });
+}
+void named_closure(Net &m, torch::optim::LBFGS &opt, torch::Tensor x) {
+  auto c = [&] { auto l = m->forward(x).sum(); l.backward(); return l; };
+  opt.step(c);
+}
+void each(Net &m, std::vector<torch::Tensor> &xs) {
+  std::for_each(xs.begin(), xs.end(), [&](torch::Tensor &x) { x = m->forward(x); });
+}
+void nested(Net &m, torch::Tensor x) {
+  auto outer = [&] { auto inner = [&] { return m->forward(x); }; return inner(); };
+  outer();
+}
+std::function<torch::Tensor()> stored(Net &m, torch::Tensor x) { return [&m, x] { return m->forward(x); }; }
+void threaded(Net &m, torch::Tensor x) { std::thread t([&] { m->forward(x); }); t.join(); }
+void never(Net &m, torch::Tensor x) { auto f = [&] { return m->forward(x); }; (void)f; }
+void nested_uncalled(Net &m, torch::Tensor x) {
+  auto outer = [&] { auto inner = [&] { return m->forward(x); }; (void)inner; return 0; };
+  outer();
+}
+void guarded(Net &m, torch::Tensor x) { auto f = [&] { torch::NoGradGuard g; return m->forward(x); }; f(); }
+void hooked(torch::Tensor x) { x.register_hook([](torch::Tensor g) { g.backward(); return g; }); }
+)cpp");
+  for (llvm::StringRef Name : {"called", "invoked", "wrapped", "each", "nested"}) {
+    ASSERT_TRUE(P->summary(Name)) << Name.str();
+    EXPECT_EQ(P->summary(Name)->UnguardedForward, 0u) << Name.str();
+  }
+  for (llvm::StringRef Name : {"closure", "named_closure"}) {
+    ASSERT_TRUE(P->summary(Name)) << Name.str();
+    EXPECT_EQ(P->summary(Name)->Backward, 0u) << Name.str();
+    EXPECT_EQ(P->summary(Name)->Forward, 0u) << Name.str();
+  }
+  // Not run before the function returns (or not at all).
+  for (llvm::StringRef Name : {"stored", "threaded", "never", "nested_uncalled"}) {
+    ASSERT_TRUE(P->summary(Name)) << Name.str();
+    EXPECT_EQ(P->summary(Name)->Forward, NotReached) << Name.str();
+  }
+  ASSERT_TRUE(P->summary("hooked"));
+  EXPECT_EQ(P->summary("hooked")->Backward, NotReached);
+  // The lambda's guard covers the lambda's forward pass, not its caller.
+  const FunctionSummary *Guarded = P->summary("guarded");
+  ASSERT_TRUE(Guarded);
+  EXPECT_EQ(Guarded->Forward, 0u);
+  EXPECT_EQ(Guarded->UnguardedForward, NotReached);
+  EXPECT_FALSE(Guarded->DisablesGrad);
 }
 
 TEST(Summaries, TemplatesAreKeyedByTheirPattern) {

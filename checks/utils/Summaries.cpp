@@ -13,6 +13,7 @@
 #include "clang/Analysis/CallGraph.h"
 #include "clang/Index/USRGeneration.h"
 #include "llvm/ADT/SCCIterator.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <algorithm>
 
@@ -37,10 +38,17 @@ const FunctionSummary *SummaryTable::lookup(llvm::StringRef USR) const {
   return It == ByUSR.end() ? nullptr : &Storage[It->second];
 }
 
+const CallExpr *SummaryTable::firstUnguardedForward(const FunctionDecl *FD,
+                                                    unsigned MaxDepth) const {
+  auto It = ByKey.find(key(FD));
+  return It == ByKey.end() ? nullptr : FirstForward[It->second][std::min(MaxDepth, MaxSummaryDepth)];
+}
+
 void SummaryTable::clear() {
   ResultToBackward.clear();
   Uses.clear();
   Storage.clear();
+  FirstForward.clear();
   ByKey.clear();
   ByUSR.clear();
   Order.clear();
@@ -202,6 +210,18 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
           S.Params[I].*Flag = true;
     };
 
+    // Where UnguardedForward comes from (firstUnguardedForward): the body's
+    // first unguarded forward pass, and the unguarded calls it may come
+    // through: to a callee of this unit (its index in Storage) or to
+    // another file's function (its linked summary).
+    const CallExpr *OwnForward = nullptr;
+    struct Through {
+      const CallExpr *Call;
+      unsigned Index;
+      const FunctionSummary *Linked; ///< null: the callee is Storage[Index]
+    };
+    llvm::SmallVector<Through, 4> LocalThrough, ExternalThrough;
+
     for (const Fact &Fc : F.all()) {
       // A lambda's facts count where the body runs the lambda itself (its
       // grad-mode guards stay its own).
@@ -210,8 +230,11 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         continue;
       switch (Fc.K) {
       case Fact::Forward:
-        if (!F.isGuarded(Fc.S))
+        if (!F.isGuarded(Fc.S)) {
           S.UnguardedForward = 0;
+          if (!OwnForward)
+            OwnForward = dyn_cast<CallExpr>(Fc.S);
+        }
         S.Forward = 0;
         break;
       case Fact::Loss:
@@ -260,6 +283,9 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
           break;
         const bool CallGuarded = F.isGuarded(Fc.S);
         absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
+        if (!CallGuarded)
+          LocalThrough.push_back(
+              {cast<CallExpr>(Fc.S), ByKey.find(key(Fc.Callee))->second, nullptr});
         if (syncsOnEveryCallThrough(cast<CallExpr>(Fc.S), *CS, F, Ctx))
           lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
         // The calls of other units' functions it makes, one level deeper.
@@ -299,6 +325,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
           absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
+          if (!CallGuarded)
+            ExternalThrough.push_back({Call, 0, CS});
           if (syncsOnEveryCallThrough(Call, *CS, F, Ctx))
             lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
         }
@@ -343,15 +371,50 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     if (Domain)
       Domain(FD, F, S);
 
+    // The site for each depth: the body's own, else the one of the first
+    // call (in the body's order) whose callee reaches one a level less deep.
+    ForwardSites Sites{};
+    if (OwnForward) {
+      Sites.fill(OwnForward);
+    } else if (S.UnguardedForward != NotReached) {
+      llvm::SmallVector<Through, 4> Calls(LocalThrough);
+      Calls.append(ExternalThrough.begin(), ExternalThrough.end());
+      if (!LocalThrough.empty() && !ExternalThrough.empty()) {
+        // Two walks met the calls: order them as the facts' walk did.
+        llvm::DenseMap<const CallExpr *, unsigned> Position;
+        for (const auto &Called : F.userFunctionCalls())
+          Position.try_emplace(Called.first, Position.size());
+        auto At = [&](const Through &T) {
+          auto It = Position.find(T.Call);
+          return It == Position.end() ? ~0u : It->second;
+        };
+        llvm::stable_sort(Calls, [&](const Through &A, const Through &B) { return At(A) < At(B); });
+      }
+      for (const Through &T : Calls)
+        for (unsigned D = 1; D <= MaxSummaryDepth; ++D)
+          if (!Sites[D])
+            Sites[D] = !T.Linked ? FirstForward[T.Index][D - 1]
+                       : FunctionSummary::reaches(T.Linked->UnguardedForward, D - 1) ? T.Call
+                                                                                    : nullptr;
+    }
+    assert(llvm::all_of(llvm::seq(0u, MaxSummaryDepth + 1), [&](unsigned D) {
+      return !Sites[D] == !FunctionSummary::reaches(S.UnguardedForward, D);
+    }));
+
     // Instantiations of one pattern share its key and merge.
     if (auto It = ByKey.find(Key); It != ByKey.end()) {
       mergeSummary(Storage[It->second], S);
+      ForwardSites &Kept = FirstForward[It->second];
+      for (unsigned D = 0; D <= MaxSummaryDepth; ++D)
+        if (!Kept[D])
+          Kept[D] = Sites[D];
       return;
     }
     ByKey[Key] = Storage.size();
     if (!S.USR.empty())
       ByUSR[S.USR] = Storage.size();
     Storage.push_back(std::move(S));
+    FirstForward.push_back(Sites);
     Order.push_back(Key);
   };
 

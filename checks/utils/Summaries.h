@@ -41,6 +41,13 @@
 //     translation unit whose result a function here feeds into a backward
 //     pass (directly, through variables computed from it, or through a
 //     parameter of a callee that reaches backward).
+//   - where, for a note: with the levels, the table keeps for each function
+//     and depth the forward pass with autograd on that UnguardedForward
+//     counts (firstUnguardedForward): its body's first, else the one reached
+//     through its first unguarded call that reaches one (a call of another
+//     file's function: the call). Same edges, same rules, computed in the
+//     same bottom-up pass: a site is known exactly when the level says one
+//     is reached. Pointers into the AST: never serialised.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,10 +59,12 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -96,6 +105,15 @@ public:
   const FunctionSummary *lookup(const FunctionDecl *FD) const;
   /// The summary whose USR is \p USR, or null.
   const FunctionSummary *lookup(llvm::StringRef USR) const;
+  /// The forward pass with autograd on that \p FD runs within \p MaxDepth
+  /// levels of calls (capped at MaxSummaryDepth), for a note to point at: the
+  /// first unguarded one of its own body, else the one reached through the
+  /// first of its unguarded calls that reaches one within the depth left (a
+  /// call of a function of another file whose linked summary reaches one: the
+  /// call itself). Null exactly when FunctionSummary::reaches(
+  /// UnguardedForward, MaxDepth) is false (or \p FD has no summary):
+  /// instantiations of one pattern keep the first site each depth got.
+  const CallExpr *firstUnguardedForward(const FunctionDecl *FD, unsigned MaxDepth) const;
 
   /// The keys in the order they were summarised (callees first).
   llvm::ArrayRef<const FunctionDecl *> bottomUpOrder() const { return Order; }
@@ -111,7 +129,11 @@ public:
   void clear();
 
 private:
+  /// firstUnguardedForward for each depth 0..MaxSummaryDepth.
+  using ForwardSites = std::array<const CallExpr *, MaxSummaryDepth + 1>;
+
   std::vector<FunctionSummary> Storage;
+  std::vector<ForwardSites> FirstForward; ///< parallel to Storage
   llvm::DenseMap<const FunctionDecl *, unsigned> ByKey;
   llvm::StringMap<unsigned> ByUSR;
   std::vector<const FunctionDecl *> Order;

@@ -245,6 +245,44 @@ void hooked(torch::Tensor x) { x.register_hook([](torch::Tensor g) { g.backward(
   EXPECT_FALSE(Guarded->DisablesGrad);
 }
 
+TEST(Summaries, FirstUnguardedForwardPerDepth) {
+  auto P = parse(R"cpp(
+torch::Tensor leafA(Net &m, torch::Tensor x) { return m->forward(x); }
+torch::Tensor viaA(Net &m, torch::Tensor x) { return leafA(m, x); }
+torch::Tensor leafB(Net &m, torch::Tensor x) { return m->forward(x); }
+torch::Tensor quiet(Net &m, torch::Tensor x) { torch::NoGradGuard g; return m->forward(x); }
+torch::Tensor top(Net &m, torch::Tensor x) {
+  { torch::NoGradGuard g; leafB(m, x); }
+  auto q = quiet(m, x);
+  auto a = viaA(m, x);
+  auto b = leafB(m, x);
+  return a + b + q;
+}
+)cpp");
+  const SummaryTable &Table = P->Core.summaries(P->ctx());
+  auto Forward = [&](llvm::StringRef Name) {
+    return cast<CallExpr>(P->Core.facts(P->function(Name), P->ctx()).of(Fact::Forward)[0]->S);
+  };
+  const FunctionDecl *Top = P->function("top");
+  ASSERT_TRUE(Top && P->function("leafA") && P->function("leafB"));
+  EXPECT_EQ(Table.firstUnguardedForward(P->function("leafA"), 0), Forward("leafA"));
+  EXPECT_EQ(Table.firstUnguardedForward(P->function("quiet"), 3), nullptr);
+  // Nothing in top's own body; one level down, leafB's (the guarded call
+  // does not count, viaA reaches none yet); two levels down, the first call
+  // that reaches one is viaA's.
+  EXPECT_EQ(Table.firstUnguardedForward(Top, 0), nullptr);
+  EXPECT_EQ(Table.firstUnguardedForward(Top, 1), Forward("leafB"));
+  EXPECT_EQ(Table.firstUnguardedForward(Top, 2), Forward("leafA"));
+  EXPECT_EQ(Table.firstUnguardedForward(Top, MaxCallDepth), Forward("leafA"));
+  // A site exactly where the level says a forward pass is reached.
+  for (const FunctionDecl *FD : P->Core.userFunctions(P->ctx()))
+    if (const FunctionSummary *S = Table.lookup(FD))
+      for (unsigned D = 0; D <= MaxSummaryDepth; ++D)
+        EXPECT_EQ(Table.firstUnguardedForward(FD, D) != nullptr,
+                  FunctionSummary::reaches(S->UnguardedForward, D))
+            << FD->getQualifiedNameAsString() << " at depth " << D;
+}
+
 TEST(Summaries, TemplatesAreKeyedByTheirPattern) {
   auto P = parse(R"cpp(
 template <class M> struct Trainer {

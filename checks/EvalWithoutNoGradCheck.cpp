@@ -54,7 +54,6 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include <optional>
 
 using namespace clang::ast_matchers;
 
@@ -217,106 +216,6 @@ bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
   return II && FD->getLocation().isFileID() && EvalNames.matchesWordOf(II->getName());
 }
 
-EvalWithoutNoGradCheck::HelperSummary
-EvalWithoutNoGradCheck::helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget) {
-  // A walk down the calls with an explicit stack of the functions being
-  // summarised, not a recursion: one frame per level, at most Budget (each
-  // level has one less, and a call is followed only with a budget above 1).
-  // Helpers, keyed by function and budget, is the visited set: each pair is
-  // summarised once.
-  struct Frame {
-    std::pair<const FunctionDecl *, unsigned> Key;
-    const FunctionFacts *Guards = nullptr;
-    BodyFacts Facts;
-    HelperSummary S;
-    size_t Next = 0; ///< the next of Facts.UserCalls to follow
-  };
-  llvm::SmallVector<Frame, 4> Stack;
-  // The summary of \p Def with \p B when it is known; otherwise a new frame.
-  auto Enter = [&](const FunctionDecl *Def, unsigned B) -> std::optional<HelperSummary> {
-    auto Key = std::make_pair(Def->getCanonicalDecl(), B);
-    if (auto It = Helpers.find(Key); It != Helpers.end())
-      return It->second; // a recursive call in progress reads "runs nothing"
-    Helpers[Key] = HelperSummary{};
-    Frame Fr;
-    Fr.Key = Key;
-    Fr.S.NameSaysEval = nameSaysEval(Def);
-    // The facts, and their memoised guards (isGradDisabledAt).
-    Fr.Guards = &core().facts(Def, Ctx);
-    Fr.Facts = bodyFacts(*Fr.Guards);
-    Fr.S.Trains = !Fr.Facts.Backwards.empty() || !Fr.Facts.Trains.empty();
-    if (!Fr.S.Trains && (!Fr.Facts.Forwards.empty() || !Fr.Facts.UserCalls.empty())) {
-      for (const auto &Fwd : Fr.Facts.Forwards)
-        if (!Fr.Guards->isGuarded(Fwd.Call)) {
-          Fr.S.Forward = Fwd.Call;
-          break;
-        }
-    } else {
-      Fr.Next = Fr.Facts.UserCalls.size(); // no call to follow
-    }
-    Stack.push_back(std::move(Fr));
-    return std::nullopt;
-  };
-  if (std::optional<HelperSummary> Known = Enter(FD, Budget))
-    return *Known;
-  std::optional<HelperSummary> Inner; // of the callee at the top frame's Next call
-  for (;;) {
-    Frame &Top = Stack.back();
-    const unsigned B = Top.Key.second;
-    bool Entered = false;
-    while (Top.Next < Top.Facts.UserCalls.size()) {
-      const CallExpr *Call = Top.Facts.UserCalls[Top.Next].second;
-      if (!Inner) {
-        if (Top.S.Forward && Top.S.Trains)
-          break;
-        const FunctionDecl *Def = followableCallee(Call, Ctx);
-        if (!Def && B > 1) {
-          // Defined in another file: its linked summary, one level deeper.
-          if (const FunctionSummary *Ext = externalHelper(Call, Ctx)) {
-            if (Ext->trains(B - 2)) {
-              Top.S.Trains = true;
-              break;
-            }
-            if (!Top.S.Forward && FunctionSummary::reaches(Ext->UnguardedForward, B - 2) &&
-                !Top.Guards->isGuarded(Call))
-              Top.S.Forward = Call;
-          }
-          ++Top.Next;
-          continue;
-        }
-        if (!Def || B <= 1) {
-          ++Top.Next;
-          continue;
-        }
-        Inner = Enter(Def, B - 1);
-        if (!Inner) {
-          Entered = true; // Top waits for the callee's summary (and may have moved)
-          break;
-        }
-      }
-      HelperSummary Callee = *Inner;
-      Inner.reset();
-      if (Callee.Trains) {
-        Top.S.Trains = true; // a training step: its graph is wanted
-        break;
-      }
-      if (!Top.S.Forward && Callee.Forward && !Top.Guards->isGuarded(Call))
-        Top.S.Forward = Callee.Forward;
-      ++Top.Next;
-    }
-    if (Entered)
-      continue;
-    if (Top.S.Trains)
-      Top.S.Forward = nullptr;
-    Helpers[Top.Key] = Top.S;
-    HelperSummary Done = Top.S;
-    Stack.pop_back();
-    if (Stack.empty())
-      return Done;
-    Inner = Done;
-  }
-}
-
 EvalWithoutNoGradCheck::GuardKind EvalWithoutNoGradCheck::guardFor(const Finding &F) {
   // A helper's forward pass: what the helper keeps is not followed.
   if (!SuggestInferenceMode || Guard == GuardKind::InferenceMode || F.Helper)
@@ -444,19 +343,21 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
 bool EvalWithoutNoGradCheck::addHelperForwards(Scan &S, ASTContext &Ctx) {
   // Helpers that run a forward pass count as one where they are called; a
   // helper that trains (backward, train()) makes this function training code.
-  // A helper whose own name says it evaluates gets its own finding.
+  // A helper whose own name says it evaluates gets its own finding. What a
+  // helper does is the core's one model of it, CallDepth - 1 levels below
+  // it (its own body at least): the unit's summaries for one defined here,
+  // the linked summary for one defined in another file.
   BodyFacts &Facts = S.Facts;
   const FunctionDecl *Canonical = S.FD->getCanonicalDecl();
+  const unsigned Within = CallDepth ? CallDepth - 1 : 0;
   bool AddedHelper = false;
   for (const auto &[Callee, Call] : Facts.UserCalls) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);
     if (!Def) {
-      // A helper defined in another file: its linked summary (one level of
-      // calls deeper, like a helper defined here).
+      // A helper defined in another file: its linked summary.
       const FunctionSummary *Ext = externalHelper(Call, Ctx);
       if (!Ext)
         continue;
-      unsigned Within = CallDepth ? CallDepth - 1 : 0;
       const FunctionDecl *Callee = externalCallee(Call, Ctx);
       if (Ext->trains(Within))
         Facts.Backwards.push_back(Call);
@@ -468,11 +369,16 @@ bool EvalWithoutNoGradCheck::addHelperForwards(Scan &S, ASTContext &Ctx) {
     }
     if (Def->getCanonicalDecl() == Canonical)
       continue;
-    HelperSummary H = helperSummary(Def, Ctx, CallDepth);
-    if (H.Trains)
+    const SummaryTable &Table = core().summaries(Ctx);
+    const FunctionSummary *Sum = Table.lookup(Def);
+    if (!Sum)
+      continue;
+    if (FunctionSummary::reaches(Sum->Backward, Within) ||
+        FunctionSummary::reaches(Sum->Train, Within))
       Facts.Backwards.push_back(Call);
-    else if (H.Forward && !H.NameSaysEval) {
-      Facts.Forwards.push_back({Call, nullptr, Def, H.Forward});
+    else if (const CallExpr *Inner = Table.firstUnguardedForward(Def, Within);
+             Inner && !nameSaysEval(Def)) {
+      Facts.Forwards.push_back({Call, nullptr, Def, Inner});
       AddedHelper = true;
     }
   }
@@ -765,7 +671,6 @@ void EvalWithoutNoGradCheck::reportAtEndOfUnit() {
   }
   Findings.clear();
   Unit = nullptr;
-  Helpers.clear();
   DeclaredNames.clear();
   ResultsStay.clear();
 }

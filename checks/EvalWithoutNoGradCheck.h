@@ -50,12 +50,6 @@ public:
     /// runs the forward pass.
     bool HelperElsewhere = false;
   };
-  /// What a user function does, following its calls (depth-limited).
-  struct HelperSummary {
-    const CallExpr *Forward = nullptr; ///< an unguarded forward pass it runs (maybe in a callee)
-    bool Trains = false;               ///< runs backward or train() itself
-    bool NameSaysEval = false;         ///< EvalFunctionPattern matches its name
-  };
 
 private:
   /// One function while checkFunction judges it (the .cpp).
@@ -85,7 +79,6 @@ private:
   /// SuggestInferenceMode c10::InferenceMode where no tensor of the function
   /// can reach autograd after it (resultsStayIn).
   GuardKind guardFor(const Finding &F);
-  HelperSummary helperSummary(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
   bool nameSaysEval(const FunctionDecl *FD);
   /// The linked summary of the function \p Call calls when it is defined in
   /// another file (option TorchSummaries); null otherwise.
@@ -108,7 +101,6 @@ private:
   llvm::SmallVector<Finding, 8> Findings;
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;
-  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, HelperSummary> Helpers;
   /// The names each function with a finding declares (guardDeclaration).
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<StringRef, 8>> DeclaredNames;
   const SourceManager *SM = nullptr;

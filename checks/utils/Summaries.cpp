@@ -442,7 +442,16 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
           if (!CS)
             continue;
           const FunctionSummary Callee = *CS; // may be the caller itself
-          Fell |= absorbCall(Storage[Mine->second], Callee, 0, F.isGuarded(Fc.S) ? NotReached : 0);
+          const bool Guarded = F.isGuarded(Fc.S);
+          Fell |= absorbCall(Storage[Mine->second], Callee, 0, Guarded ? NotReached : 0);
+          if (Guarded)
+            continue;
+          // The note's site for each depth the call now reaches one at.
+          const ForwardSites Through = FirstForward[ByKey.find(key(Fc.Callee))->second];
+          ForwardSites &Sites = FirstForward[Mine->second];
+          for (unsigned D = 1; D <= MaxSummaryDepth; ++D)
+            if (!Sites[D])
+              Sites[D] = Through[D - 1];
         }
       }
     }

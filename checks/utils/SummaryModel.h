@@ -135,7 +135,8 @@ struct FunctionSummary {
   std::string Name; ///< qualified name, for messages and debugging
   /// The fewest levels of calls to each effect (0: the function's own body;
   /// NotReached: never within MaxSummaryDepth). Effects inside lambdas of
-  /// the body are not counted (they run where the lambda is called).
+  /// the body count only for the lambdas the body runs itself
+  /// (FunctionFacts::runsLambda); the others run where they are called.
   unsigned Forward = NotReached;
   /// A forward pass that no grad-mode guard of the function's body (or of
   /// the bodies on the way to it) covers.

@@ -251,6 +251,10 @@ torch::Tensor leafA(Net &m, torch::Tensor x) { return m->forward(x); }
 torch::Tensor viaA(Net &m, torch::Tensor x) { return leafA(m, x); }
 torch::Tensor leafB(Net &m, torch::Tensor x) { return m->forward(x); }
 torch::Tensor quiet(Net &m, torch::Tensor x) { torch::NoGradGuard g; return m->forward(x); }
+torch::Tensor odd(Net &m, torch::Tensor x, int n);
+torch::Tensor even(Net &m, torch::Tensor x, int n) { return n ? odd(m, x, n - 1) : leafA(m, x); }
+torch::Tensor odd(Net &m, torch::Tensor x, int n) { return n ? even(m, x, n - 1) : x; }
+torch::Tensor viaLambda(Net &m, torch::Tensor x) { auto f = [&] { return m->forward(x); }; return f(); }
 torch::Tensor top(Net &m, torch::Tensor x) {
   { torch::NoGradGuard g; leafB(m, x); }
   auto q = quiet(m, x);
@@ -274,6 +278,11 @@ torch::Tensor top(Net &m, torch::Tensor x) {
   EXPECT_EQ(Table.firstUnguardedForward(Top, 1), Forward("leafB"));
   EXPECT_EQ(Table.firstUnguardedForward(Top, 2), Forward("leafA"));
   EXPECT_EQ(Table.firstUnguardedForward(Top, MaxCallDepth), Forward("leafA"));
+  // Around a cycle of calls: odd reaches leafA's through even.
+  EXPECT_EQ(Table.firstUnguardedForward(P->function("odd"), 1), nullptr);
+  EXPECT_EQ(Table.firstUnguardedForward(P->function("odd"), 2), Forward("leafA"));
+  // A lambda the body calls is the body.
+  EXPECT_EQ(Table.firstUnguardedForward(P->function("viaLambda"), 0), Forward("viaLambda"));
   // A site exactly where the level says a forward pass is reached.
   for (const FunctionDecl *FD : P->Core.userFunctions(P->ctx()))
     if (const FunctionSummary *S = Table.lookup(FD))

@@ -36,8 +36,6 @@ struct Accumulation {
   const ValueDecl *AccDecl = nullptr;
 };
 
-const Expr *bare(const Expr *E) { return E ? E->IgnoreImplicit()->IgnoreParens() : nullptr; }
-
 class AccumulationCollector : public RecursiveASTVisitor<AccumulationCollector> {
 public:
   llvm::SmallVector<Accumulation, 8> Found;
@@ -60,14 +58,15 @@ public:
     if (!Target)
       return true;
     auto IsTarget = [&](const Expr *E) {
-      const Expr *B = bare(E);
+      const Expr *B = skipImplicitTemporaries(E);
       return isa<DeclRefExpr, MemberExpr>(B) && storageOf(B) == Target;
     };
     // `acc = acc + e`, or either branch of `acc = acc.defined() ? acc + e : e`.
-    llvm::SmallVector<const Expr *, 2> Candidates{bare(Op->getArg(1))};
+    llvm::SmallVector<const Expr *, 2> Candidates{skipImplicitTemporaries(Op->getArg(1))};
     const bool Conditional = isa<AbstractConditionalOperator>(Candidates.front());
     if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(Candidates.front()))
-      Candidates = {bare(Cond->getTrueExpr()), bare(Cond->getFalseExpr())};
+      Candidates = {skipImplicitTemporaries(Cond->getTrueExpr()),
+                    skipImplicitTemporaries(Cond->getFalseExpr())};
     for (const Expr *Candidate : Candidates) {
       const auto *Sum = dyn_cast_or_null<CXXOperatorCallExpr>(Candidate);
       if (!Sum || Sum->getNumArgs() != 2 ||

@@ -48,10 +48,6 @@ namespace {
 /// steps; a longer chain is left alone.
 constexpr unsigned MaxChain = 32;
 
-/// \p E without parentheses, implicit casts, temporaries and cleanups (the
-/// short name of ASTHelpers' skipImplicitTemporaries in this file's chains).
-const Expr *bare(const Expr *E) { return skipImplicitTemporaries(E); }
-
 /// The parent of \p S above the implicit nodes and parentheses around it.
 const Stmt *semanticParent(const Stmt *S, const ParentMap &PM) {
   const Stmt *P = PM.getParent(S);
@@ -103,14 +99,14 @@ llvm::StringRef elementSpelling(llvm::StringRef Dtype) {
 /// The number of elements of the braced list \p E (`{h, w}` as an
 /// IntArrayRef), 0 when \p E is no braced list.
 unsigned bracedCount(const Expr *E) {
-  E = bare(E);
+  E = skipImplicitTemporaries(E);
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     if (const auto *IL = dyn_cast<InitListExpr>(E))
       return IL->getNumInits();
     if (const auto *SI = dyn_cast<CXXStdInitializerListExpr>(E))
-      E = bare(SI->getSubExpr());
+      E = skipImplicitTemporaries(SI->getSubExpr());
     else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
-      E = bare(CE->getArg(0));
+      E = skipImplicitTemporaries(CE->getArg(0));
     else
       return 0;
   }
@@ -132,9 +128,11 @@ llvm::StringRef factoryDtype(const Expr *Arg) {
   const Expr *E = Arg;
   if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg)) {
     E = Default->getExpr();
-    if (const auto *IL = dyn_cast<InitListExpr>(bare(E)); IL && IL->getNumInits() == 0)
+    if (const auto *IL = dyn_cast<InitListExpr>(skipImplicitTemporaries(E));
+        IL && IL->getNumInits() == 0)
       return "Float";
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(E)); CE && CE->getNumArgs() == 0)
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(skipImplicitTemporaries(E));
+        CE && CE->getNumArgs() == 0)
       return "Float";
   }
   const EnumConstantDecl *EC = scalarTypeConstant(E);
@@ -146,9 +144,9 @@ KnownTensor knownTensor(const ValueDecl *V, const Stmt *Body) {
   if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || VD->getType()->isReferenceType() ||
       !VD->getInit() || isAssignedWithin(VD, Body))
     return {};
-  const Expr *Init = bare(VD->getInit());
+  const Expr *Init = skipImplicitTemporaries(VD->getInit());
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init); CE && CE->getNumArgs() == 1)
-    Init = bare(CE->getArg(0));
+    Init = skipImplicitTemporaries(CE->getArg(0));
   const auto *Call = dyn_cast<CallExpr>(Init);
   std::optional<unsigned> Options = sizedFactoryOptionsParam(Call);
   if (!Options || *Options >= Call->getNumArgs())
@@ -193,7 +191,7 @@ bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
     if (!Next)
       break;
     Steps.push_back(std::move(Step));
-    E = bare(Next);
+    E = skipImplicitTemporaries(Next);
   }
   if (Steps.empty() || indexStep(E) || !isTensorType(E->getType()))
     return false;
@@ -214,13 +212,16 @@ bool reachesElement(ElementwiseAccessInLoopCheck::Access &A, unsigned Rank, cons
     return false;
   const Stmt *P = userOf(A.Root, PM);
   if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
-      MC && tensorMethodName(MC) == "item" && bare(MC->getImplicitObjectArgument()) == A.Root) {
+      MC && tensorMethodName(MC) == "item" &&
+      skipImplicitTemporaries(MC->getImplicitObjectArgument()) == A.Root) {
     A.Item = MC;
     return true;
   }
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P); Op && Op->getNumArgs() == 2) {
-    const Expr *Other = bare(Op->getArg(0)) == A.Root ? Op->getArg(1) : Op->getArg(0);
-    if (Op->isAssignmentOp() && bare(Op->getArg(0)) == A.Root && isNumber(Other)) {
+    const Expr *Other =
+        skipImplicitTemporaries(Op->getArg(0)) == A.Root ? Op->getArg(1) : Op->getArg(0);
+    if (Op->isAssignmentOp() && skipImplicitTemporaries(Op->getArg(0)) == A.Root &&
+        isNumber(Other)) {
       A.Written = scalarConversionSource(Other);
       return true;
     }
@@ -347,7 +348,7 @@ collectAccesses(const Stmt *Body, const ParentMap &PM) {
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
       llvm::SmallVector<const Expr *, 4> Indices;
       const Expr *Value = tensorIndexPutScalar(MC, Indices);
-      const Expr *Base = bare(MC->getImplicitObjectArgument());
+      const Expr *Base = skipImplicitTemporaries(MC->getImplicitObjectArgument());
       if (Value && Value->getType()->isArithmeticType() && isTensorType(Base->getType()) &&
           (A.Tensor = namedVariable(Base))) {
         A.Root = MC;
@@ -361,7 +362,8 @@ collectAccesses(const Stmt *Body, const ParentMap &PM) {
     if (!E || !indexStep(E))
       return;
     // Not the outermost step: its parent indexes it further.
-    if (const auto *P = dyn_cast_or_null<Expr>(userOf(E, PM)); P && indexStep(P) && bare(indexStep(P)) == E)
+    if (const auto *P = dyn_cast_or_null<Expr>(userOf(E, PM));
+        P && indexStep(P) && skipImplicitTemporaries(indexStep(P)) == E)
       return;
     if (!parseChain(E, A))
       return;
@@ -428,14 +430,16 @@ bool isCountingUpCounter(const VarDecl *V, const ParentMap &PM, const Stmt *From
     const auto *Init = For ? dyn_cast_or_null<DeclStmt>(For->getInit()) : nullptr;
     if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != V)
       continue;
-    if (!V->getInit() || !isa<IntegerLiteral>(bare(V->getInit())) || isAssignedWithin(V, For->getBody()))
+    if (!V->getInit() || !isa<IntegerLiteral>(skipImplicitTemporaries(V->getInit())) ||
+        isAssignedWithin(V, For->getBody()))
       return false;
     const auto *Inc = dyn_cast_or_null<Expr>(For->getInc());
     Inc = Inc ? Inc->IgnoreParenImpCasts() : nullptr;
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Inc))
       return UO->isIncrementOp();
     const auto *BO = dyn_cast_or_null<CompoundAssignOperator>(Inc);
-    return BO && BO->getOpcode() == BO_AddAssign && isa<IntegerLiteral>(bare(BO->getRHS()));
+    return BO && BO->getOpcode() == BO_AddAssign &&
+           isa<IntegerLiteral>(skipImplicitTemporaries(BO->getRHS()));
   }
   return false;
 }

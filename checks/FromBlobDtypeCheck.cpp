@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FromBlobDtypeCheck.h"
+#include "utils/ASTHelpers.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
@@ -105,22 +106,6 @@ std::optional<Memory> memoryOf(const Expr *Data, const ASTContext &Ctx) {
   return Memory{displayType(Element), Name, holderOf(E), isTypeErasedBuffer(E)};
 }
 
-const Expr *skipTemporaries(const Expr *E) {
-  while (true) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = BT->getSubExpr();
-    else if (const auto *FE = dyn_cast<FullExpr>(E))
-      E = FE->getSubExpr();
-    else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) // TensorOptions(kDouble)
-      E = FC->getSubExpr();
-    else
-      return E;
-  }
-}
-
 Dtype readScalarType(const Expr *E) {
   const DeclRefExpr *Spelled = nullptr;
   if (const EnumConstantDecl *EC = scalarTypeConstant(E, &Spelled))
@@ -167,7 +152,7 @@ bool isNonDtypeOption(QualType T) {
 Dtype readOptions(const Expr *E, const ASTContext &Ctx) {
   // A loop over the chain of setters, one step per call of the chain.
   while (E) {
-    E = skipTemporaries(E);
+    E = stripWrappers(E, wrappers::Temporaries | wrappers::FunctionalCasts);
     if (isScalarTypeType(E->getType()))
       return readScalarType(E);
     if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {

@@ -87,16 +87,6 @@ struct Escape {
   const VarDecl *Into = nullptr;
 };
 
-const Expr *stripCasts(const Expr *E) {
-  while (true) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
-      E = C->getSubExpr();
-    else
-      return E;
-  }
-}
-
 bool isStdClass(QualType T, std::initializer_list<llvm::StringRef> Names) {
   const auto *RD = T->getAsCXXRecordDecl();
   if (!RD || !RD->isInStdNamespace() || !RD->getIdentifier())
@@ -128,7 +118,7 @@ const VarDecl *rootLocal(const Expr *E) {
 /// The owning object behind the data pointer \p Arg: `v.data()`, `s.c_str()`,
 /// `p.get()` (unique_ptr), `&v[0]`, `arr` (a C array), with casts.
 const Expr *owningObject(const Expr *Arg) {
-  const Expr *E = stripCasts(Arg);
+  const Expr *E = stripWrappers(Arg, wrappers::ExplicitCasts);
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     const Expr *Obj = MC->getImplicitObjectArgument();
@@ -424,14 +414,14 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const
   }
   // A local pointer released later in the function, unconditionally after the
   // from_blob call (a delete in the same or an enclosing block).
-  const auto *DRE = dyn_cast<DeclRefExpr>(stripCasts(Data));
+  const auto *DRE = dyn_cast<DeclRefExpr>(stripWrappers(Data, wrappers::ExplicitCasts));
   const auto *P = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
   if (!P || !P->hasLocalStorage() || !P->getType()->isPointerType())
     return std::nullopt;
   for (const Stmt *F : C.Frees) {
     const Expr *Arg = isa<CXXDeleteExpr>(F) ? cast<CXXDeleteExpr>(F)->getArgument()
                                              : cast<CallExpr>(F)->getArg(0);
-    const auto *FR = dyn_cast<DeclRefExpr>(stripCasts(Arg));
+    const auto *FR = dyn_cast<DeclRefExpr>(stripWrappers(Arg, wrappers::ExplicitCasts));
     if (!FR || FR->getDecl() != P)
       continue;
     if (!SM.isBeforeInTranslationUnit(FromBlob->getEndLoc(), F->getBeginLoc()))
@@ -449,11 +439,6 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const
   return std::nullopt;
 }
 
-bool refersToVar(const Expr *E, const VarDecl *V) {
-  const auto *DRE = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
-  return DRE && DRE->getDecl() == V;
-}
-
 /// True when \p V is handed over somewhere in \p S: `std::move(v)`,
 /// `std::forward<T>(v)`, `std::swap(v, w)` or `v.swap(w)`. A moved container
 /// takes its heap block along, so the memory may live on in its new owner.
@@ -466,13 +451,13 @@ bool isHandedOver(const Stmt *S, const VarDecl *V) {
     if (FD && FD->isInStdNamespace() && FD->getDeclName().isIdentifier() &&
         llvm::is_contained({"move", "forward", "swap", "exchange"}, FD->getName()))
       for (const Expr *Arg : Call->arguments())
-        if (refersToVar(Arg, V))
+        if (namesDecl(Arg, V))
           return true;
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
       if (const CXXMethodDecl *MD = MC->getMethodDecl();
           MD && MD->getDeclName().isIdentifier() && MD->getName() == "swap" &&
-          (refersToVar(MC->getImplicitObjectArgument(), V) ||
-           llvm::any_of(MC->arguments(), [&](const Expr *A) { return refersToVar(A, V); })))
+          (namesDecl(MC->getImplicitObjectArgument(), V) ||
+           llvm::any_of(MC->arguments(), [&](const Expr *A) { return namesDecl(A, V); })))
         return true;
     return false;
   });
@@ -494,7 +479,7 @@ bool returnsOwner(const ReturnStmt *R, const VarDecl *V) {
     }
     break;
   }
-  return refersToVar(E, V);
+  return namesDecl(E, V);
 }
 
 llvm::StringRef describe(const Escape &E) {

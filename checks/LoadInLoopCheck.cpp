@@ -133,22 +133,6 @@ bool loopMayLeave(const Stmt *Loop) {
 }
 
 /// \p E without the implicit nodes around it.
-const Expr *bare(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *C = dyn_cast<ExprWithCleanups>(E))
-      E = C->getSubExpr();
-    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = M->getSubExpr();
-    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = B->getSubExpr();
-    else if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
-      E = CE->getArg(0);
-    else
-      return E;
-  }
-  return E;
-}
 
 /// The arguments of a load (a call or a construction).
 llvm::ArrayRef<const Expr *> loadArgs(const Expr *Load) {
@@ -161,7 +145,7 @@ llvm::ArrayRef<const Expr *> loadArgs(const Expr *Load) {
 
 /// The index of the element \p E names (`v[i]`, `v.at(i)`), or null.
 const Expr *elementIndex(const Expr *E) {
-  E = bare(E);
+  E = stripWrappers(E, wrappers::Temporaries | wrappers::Constructions);
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
       Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
     return Op->getArg(1);

@@ -107,12 +107,9 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
       if (refersTo(Option, RF->getLoopVariable()))
         return true;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceRange LoopRange(SM.getExpansionLoc(compat::beginLoc(Loop)),
-                        SM.getExpansionLoc(Loop->getEndLoc()));
+  const SourceRange LoopRange(compat::beginLoc(Loop), Loop->getEndLoc());
   auto DeclaredInLoop = [&](const Decl *D) {
-    SourceLocation L = SM.getExpansionLoc(D->getLocation());
-    return !SM.isBeforeInTranslationUnit(L, LoopRange.getBegin()) &&
-           !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L);
+    return withinExpansion(D->getLocation(), LoopRange, SM);
   };
   llvm::SmallVector<const ValueDecl *, 4> Named;
   if (anyStmt(Args.front(), [&](const Stmt *S) {

@@ -42,18 +42,8 @@ constexpr unsigned MaxChain = 64;
 /// \p E without parentheses, implicit nodes, copies or moves and the left
 /// operands of commas.
 const Expr *stripToValue(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < MaxChain; ++Depth) {
-    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
-        CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
-      Next = CE->getArg(0);
-    else if (const auto *BO = dyn_cast<BinaryOperator>(Next); BO && BO->getOpcode() == BO_Comma)
-      Next = BO->getRHS();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
+  using namespace wrappers;
+  return stripWrappers(E, Temporaries | CopiesAndMoves | Commas);
 }
 
 /// The clock reading \p E is (through implicit nodes), outside lambdas.

@@ -73,21 +73,44 @@ std::string indentationAt(SourceLocation Loc, const SourceManager &SM) {
   return Line.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
 }
 
-const Expr *skipImplicitTemporaries(const Expr *E) {
-  // Real code has a few such nodes in a row; 32 bounds a generated one.
-  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+const Expr *stripWrappers(const Expr *E, unsigned What) {
+  using namespace wrappers;
+  // Real code has a few such nodes in a row; 64 bounds a generated chain.
+  for (unsigned Depth = 0; E && Depth < 64; ++Depth) {
     const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = MT->getSubExpr();
-    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next))
+    if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(Next); BT && (What & Temporaries))
       Next = BT->getSubExpr();
-    else if (const auto *FE = dyn_cast<FullExpr>(Next))
+    else if (const auto *FE = dyn_cast<FullExpr>(Next); FE && (What & Temporaries))
       Next = FE->getSubExpr();
+    else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Next);
+             FC && (What & (FunctionalCasts | ExplicitCasts)))
+      Next = FC->getSubExpr();
+    else if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Next); Cast && (What & ExplicitCasts))
+      Next = Cast->getSubExpr();
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
+             CE && CE->getNumArgs() == 1 &&
+             ((What & Constructions) ||
+              ((What & CopiesAndMoves) && CE->getConstructor()->isCopyOrMoveConstructor())))
+      Next = CE->getArg(0);
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Next);
+             Op && (What & Dereferences) && Op->getNumArgs() == 1 &&
+             (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star))
+      Next = Op->getArg(0);
+    else if (const auto *UO = dyn_cast<UnaryOperator>(Next);
+             UO && (What & Dereferences) && UO->getOpcode() == UO_Deref)
+      Next = UO->getSubExpr();
+    else if (const auto *BO = dyn_cast<BinaryOperator>(Next);
+             BO && (What & Commas) && BO->getOpcode() == BO_Comma)
+      Next = BO->getRHS();
     if (Next == E)
       return E;
     E = Next;
   }
   return E;
+}
+
+const Expr *skipImplicitTemporaries(const Expr *E) {
+  return stripWrappers(E, wrappers::Temporaries);
 }
 
 const Expr *memberCallObject(const CallExpr *Call) {
@@ -132,6 +155,29 @@ bool refersTo(const Stmt *E, const ValueDecl *D) {
              return ME->getMemberDecl() == D;
            return false;
          });
+}
+
+bool withinExpansion(SourceLocation Loc, SourceRange Range, const SourceManager &SM) {
+  Loc = SM.getExpansionLoc(Loc);
+  return !SM.isBeforeInTranslationUnit(Loc, SM.getExpansionLoc(Range.getBegin())) &&
+         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Range.getEnd()), Loc);
+}
+
+bool namesDecl(const Expr *E, const ValueDecl *D) {
+  if (!E || !D)
+    return false;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return DRE->getDecl() == D;
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return ME->getMemberDecl() == D;
+  return false;
+}
+
+llvm::StringRef calleeName(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const IdentifierInfo *II = FD ? FD->getIdentifier() : nullptr;
+  return II ? II->getName() : llvm::StringRef();
 }
 
 bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {

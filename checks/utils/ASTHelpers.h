@@ -32,13 +32,37 @@ const Stmt *enclosingLoop(const Stmt *S, const ParentMap &PM, const Stmt *StopAt
 /// The body statement of a loop statement.
 const Stmt *loopBody(const Stmt *Loop);
 
-/// \p E without parentheses, implicit casts, temporaries and cleanups
-/// (a bounded number of them; a longer chain is returned as it stands).
+/// What stripWrappers looks through besides parentheses and implicit casts
+/// (with the cleanups and materialised temporaries that IgnoreParenImpCasts
+/// skips), which it always does.
+namespace wrappers {
+enum : unsigned {
+  Temporaries = 1u << 0,     ///< CXXBindTemporaryExpr too: every temporary's node
+  FunctionalCasts = 1u << 1, ///< `T(x)` spelled as a cast
+  ExplicitCasts = 1u << 2,   ///< static_cast, reinterpret_cast, C-style and functional casts
+  CopiesAndMoves = 1u << 3,  ///< a copy or move construction (its one argument)
+  Constructions = 1u << 4,   ///< any construction from one argument (conversions too)
+  Dereferences = 1u << 5,    ///< `*p`, `p->` of pointers and smart pointers
+  Commas = 1u << 6,          ///< `(a, b)`: b
+};
+} // namespace wrappers
+
+/// \p E without the wrappers \p What names (wrappers::), repeatedly, in any
+/// order: the one helper that strips nodes around a value. A chain longer
+/// than 64 nodes (generated code) is returned where the bound stops it.
+const Expr *stripWrappers(const Expr *E, unsigned What);
+
+/// \p E without parentheses, implicit casts, temporaries and cleanups:
+/// stripWrappers(E, wrappers::Temporaries).
 const Expr *skipImplicitTemporaries(const Expr *E);
 
 /// Whether \p A comes before \p B in the translation unit, each taken at its
 /// expansion (a macro argument at the macro's use).
 bool expandedBefore(SourceLocation A, SourceLocation B, const SourceManager &SM);
+
+/// Whether \p Loc lies within \p Range, ends included, each taken at its
+/// expansion.
+bool withinExpansion(SourceLocation Loc, SourceRange Range, const SourceManager &SM);
 
 /// Whether \p A starts before \p B (their first tokens, at their expansions):
 /// the source order the checks sort by and fall back to where no CFG orders two
@@ -55,6 +79,12 @@ const Expr *memberCallObject(const CallExpr *Call);
 const ValueDecl *namedDecl(const Expr *E);
 /// True when \p E refers to \p D somewhere inside.
 bool refersTo(const Stmt *E, const ValueDecl *D);
+/// True when \p E itself (through parentheses and implicit casts) names \p D:
+/// `d`, `obj.d`, `p->d`; not an expression that merely mentions it.
+bool namesDecl(const Expr *E, const ValueDecl *D);
+/// The name of the function \p Call calls directly; "" for an operator, a
+/// conversion, an indirect call or none.
+llvm::StringRef calleeName(const CallExpr *Call);
 /// True when \p S lies inside a lambda that is itself inside \p Ancestor.
 bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM);
 

@@ -48,33 +48,22 @@ bool containsLoop(const Stmt *S) {
   return anyStmt(S, isLoopStmt, [](const Stmt *X) { return isa<LambdaExpr>(X); });
 }
 
-static bool refersTo(const Expr *E, const ValueDecl *VD) {
-  if (!E)
-    return false;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    return DRE->getDecl() == VD;
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return ME->getMemberDecl() == VD;
-  return false;
-}
-
 bool isAssignedWithin(const ValueDecl *VD, const Stmt *Scope) {
   return VD && anyStmt(Scope, [&](const Stmt *S) {
            if (const auto *BO = dyn_cast<BinaryOperator>(S))
-             if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD))
+             if (BO->isAssignmentOp() && namesDecl(BO->getLHS(), VD))
                return true;
            if (const auto *UO = dyn_cast<UnaryOperator>(S))
-             if (UO->isIncrementDecrementOp() && refersTo(UO->getSubExpr(), VD))
+             if (UO->isIncrementDecrementOp() && namesDecl(UO->getSubExpr(), VD))
                return true;
            if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
-             if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && refersTo(Op->getArg(0), VD))
+             if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && namesDecl(Op->getArg(0), VD))
                return true;
            if (const auto *Call = dyn_cast<CallExpr>(S))
              if (const FunctionDecl *FD = Call->getDirectCallee())
                if (FD->getIdentifier() && FD->getName() == "swap")
                  for (const Expr *Arg : Call->arguments())
-                   if (refersTo(Arg, VD))
+                   if (namesDecl(Arg, VD))
                      return true;
            return false;
          });

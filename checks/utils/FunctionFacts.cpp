@@ -18,31 +18,8 @@ namespace clang::tidy::torch_check {
 // ---- one helper per question ------------------------------------------------
 
 const Expr *stripCopies(const Expr *E) {
-  while (E) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
-      Next = Cast->getSubExpr();
-    else if (const auto *Tmp = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = Tmp->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = Bind->getSubExpr();
-    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Next))
-      Next = Cleanups->getSubExpr();
-    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next);
-             Construct && Construct->getNumArgs() == 1 &&
-             Construct->getConstructor()->isCopyOrMoveConstructor())
-      Next = Construct->getArg(0);
-    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Next);
-             Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
-             Op->getNumArgs() == 1)
-      Next = Op->getArg(0);
-    else if (const auto *UO = dyn_cast<UnaryOperator>(Next); UO && UO->getOpcode() == UO_Deref)
-      Next = UO->getSubExpr();
-    if (Next == E)
-      break;
-    E = Next;
-  }
-  return E;
+  using namespace wrappers;
+  return stripWrappers(E, Temporaries | FunctionalCasts | CopiesAndMoves | Dereferences);
 }
 
 const ValueDecl *namedVariable(const Expr *E) { return namedDecl(stripCopies(E)); }

@@ -1,8 +1,9 @@
 //===--- History.cpp - libtorch-tidy --------------------------------------===//
 
 #include "History.h"
-#include "FunctionFacts.h"
+#include "ASTHelpers.h"
 #include "ClangTidyCompat.h"
+#include "FunctionFacts.h"
 #include "GradGuards.h"
 #include "LoopVariables.h"
 #include "TorchNames.h"
@@ -46,12 +47,6 @@ static bool mayCarryHistoryTypeImpl(QualType T, unsigned Depth) {
 }
 
 bool mayCarryHistoryType(QualType T) { return mayCarryHistoryTypeImpl(T, 0); }
-
-static llvm::StringRef calleeName(const CallExpr *Call) {
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  const IdentifierInfo *II = FD ? FD->getIdentifier() : nullptr;
-  return II ? II->getName() : llvm::StringRef();
-}
 
 /// Calls on a tensor that cut its history: detach(), detach_(), item().
 static bool isDetachingCall(const CallExpr *Call) {

@@ -1,6 +1,7 @@
 //===--- LoopVariables.cpp - libtorch-tidy --------------------------------===//
 
 #include "LoopVariables.h"
+#include "ASTHelpers.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -67,13 +68,6 @@ const ValueDecl *storageOf(const Expr *E) {
   return nullptr;
 }
 
-static bool within(SourceLocation Loc, SourceRange Range, const SourceManager &SM) {
-  Loc = SM.getExpansionLoc(Loc);
-  SourceLocation B = SM.getExpansionLoc(Range.getBegin());
-  SourceLocation E = SM.getExpansionLoc(Range.getEnd());
-  return !SM.isBeforeInTranslationUnit(Loc, B) && !SM.isBeforeInTranslationUnit(E, Loc);
-}
-
 bool outlivesIteration(const ValueDecl *V, const Stmt *Loop, const SourceManager &SM) {
   if (!V || !Loop)
     return false;
@@ -84,7 +78,7 @@ bool outlivesIteration(const ValueDecl *V, const Stmt *Loop, const SourceManager
     return false;
   if (isa<ParmVarDecl>(VD) || VD->hasGlobalStorage())
     return true;
-  if (!within(VD->getLocation(), Loop->getSourceRange(), SM))
+  if (!withinExpansion(VD->getLocation(), Loop->getSourceRange(), SM))
     return true;
   // Declared in the loop statement: only the init-statement of a for loop
   // lives across iterations.

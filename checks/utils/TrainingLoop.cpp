@@ -16,13 +16,6 @@
 
 namespace clang::tidy::torch_check {
 
-static llvm::StringRef calleeName(const CallExpr *Call) {
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  if (!FD || !FD->getIdentifier())
-    return {};
-  return FD->getName();
-}
-
 /// An optimizer, a pointer to one or a smart pointer to one.
 static bool isOptimizerLike(QualType T) {
   const CXXRecordDecl *RD = classOf(T, /*LookThroughPointers=*/true);

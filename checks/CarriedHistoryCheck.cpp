@@ -4,6 +4,7 @@
 #include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/AnalysisCore.h"
+#include "utils/Callees.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
@@ -114,13 +115,11 @@ bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || FD->getPrimaryTemplate() || FD->isTemplateInstantiation())
     return false;
-  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
-  for (unsigned I = Offset; I < Call->getNumArgs(); ++I)
-    if (Call->getArg(I) == Arg && I - Offset < FD->getNumParams()) {
-      QualType T = FD->getParamDecl(I - Offset)->getType();
-      return T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified();
-    }
-  return false;
+  const int P = parameterIndexFor(Call, Arg);
+  if (P < 0)
+    return false;
+  QualType T = FD->getParamDecl(P)->getType();
+  return T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified();
 }
 
 } // namespace

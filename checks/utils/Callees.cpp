@@ -67,4 +67,41 @@ const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx) 
   return patternKey(Callee);
 }
 
+/// Member operators called as `a op b` put the object first; so do static
+/// ones (C++23 `static operator()`: the object is still argument 0, evaluated
+/// and not passed).
+static unsigned argumentShift(const CallExpr *Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()))
+      return 1;
+  return 0;
+}
+
+const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex) {
+  if (!Call)
+    return nullptr;
+  unsigned I = ParamIndex + argumentShift(Call);
+  if (I >= Call->getNumArgs())
+    return nullptr;
+  const Expr *Arg = Call->getArg(I);
+  return isa<CXXDefaultArgExpr>(Arg) ? nullptr : Arg;
+}
+
+int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
+  if (!Call || !Arg)
+    return -1;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  unsigned Shift = argumentShift(Call);
+  const Expr *Wanted = Arg->IgnoreParenImpCasts();
+  for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
+    if (Call->getArg(I)->IgnoreParenImpCasts() != Wanted)
+      continue;
+    unsigned P = I - Shift;
+    if (!Callee || P >= Callee->getNumParams())
+      return -1;
+    return static_cast<int>(P);
+  }
+  return -1;
+}
+
 } // namespace clang::tidy::torch_check

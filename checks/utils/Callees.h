@@ -4,7 +4,8 @@
 // function defined in the translation unit (followableCallee), one declared
 // here and defined in another file (externalCallee), a virtual dispatch
 // (isVirtualDispatch), and the key one function's template instantiations
-// share (patternKey). Questions on names and declarations only: the call
+// share (patternKey), and which argument a parameter receives (argumentFor,
+// parameterIndexFor). Questions on names and declarations only: the call
 // graph (CallGraph.h), the facts (FunctionFacts.h), the summaries
 // (Summaries.h) and the training-loop analysis ask them.
 //
@@ -43,6 +44,17 @@ const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx);
 /// member of a class template specialisation or an instantiated function
 /// template maps to the template's), else of \p FD. SummaryTable::key.
 const FunctionDecl *patternKey(const FunctionDecl *FD);
+
+/// The argument \p Call passes to parameter \p ParamIndex of its callee
+/// (member operator calls shift their arguments by one: the object is the
+/// first); null for a default argument or an index out of range.
+const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex);
+
+/// The index of the callee's parameter that receives \p Arg (an argument of
+/// \p Call, compared after stripping parentheses and implicit casts); -1 when
+/// \p Arg is not an argument, is the object of a member operator, or goes to
+/// a variadic part.
+int parameterIndexFor(const CallExpr *Call, const Expr *Arg);
 
 } // namespace clang::tidy::torch_check
 

@@ -1,6 +1,7 @@
 //===--- DefUse.cpp - libtorch-tidy ---------------------------------------===//
 
 #include "DefUse.h"
+#include "Callees.h"
 #include "TorchNames.h"
 #include "Traversal.h"
 
@@ -84,12 +85,10 @@ public:
           (Pattern && llvm::any_of(Pattern->parameters(), [](const ParmVarDecl *P) {
              return P->isParameterPack() || P->getType()->isRValueReferenceType();
            }));
-      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
-      for (unsigned I = Offset;
-           !Forwards && I < Call->getNumArgs() && I - Offset < Callee->getNumParams(); ++I) {
-        QualType T = Callee->getParamDecl(I - Offset)->getType();
+      for (unsigned P = 0; !Forwards && P < Callee->getNumParams(); ++P) {
+        QualType T = Callee->getParamDecl(P)->getType();
         if (T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified())
-          if (const VarDecl *VD = DefUse::variableNamed(Call->getArg(I))) {
+          if (const VarDecl *VD = DefUse::variableNamed(argumentFor(Call, P))) {
             F.Modified.insert(VD);
             F.OtherwiseModified.insert(VD);
             F.OpaquelyModified.insert(VD);

@@ -23,13 +23,15 @@
 //     and the summaries (Summaries.h) are built from them.
 //   - One helper per question: which variable an expression names
 //     (namedVariable), which variable's storage it writes (storageVariable),
-//     which argument a parameter receives (argumentFor, parameterIndexFor).
+//     which argument a parameter receives (Callees.h: argumentFor,
+//     parameterIndexFor).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_FUNCTIONFACTS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_FUNCTIONFACTS_H
 
+#include "Callees.h"
 #include "DefUse.h"
 #include "ExecutionOrder.h"
 #include "GradGuards.h"
@@ -202,17 +204,6 @@ const ValueDecl *namedVariable(const Expr *E);
 /// through tensor views (`k.select(0, i)`, `k.index({...})`, `k.narrow(...)`).
 /// Null when it is not a name.
 const ValueDecl *storageVariable(const Expr *E);
-
-/// The argument \p Call passes to parameter \p ParamIndex of its callee
-/// (member operator calls shift their arguments by one: the object is the
-/// first); null for a default argument or an index out of range.
-const Expr *argumentFor(const CallExpr *Call, unsigned ParamIndex);
-
-/// The index of the callee's parameter that receives \p Arg (an argument of
-/// \p Call, compared after stripping parentheses and implicit casts); -1 when
-/// \p Arg is not an argument, is the object of a member operator, or goes to
-/// a variadic part.
-int parameterIndexFor(const CallExpr *Call, const Expr *Arg);
 
 } // namespace clang::tidy::torch_check
 

@@ -5,6 +5,7 @@
 #include "ASTHelpers.h"
 #include "CallGraph.h"
 #include "Callees.h"
+#include "FunctionFacts.h"
 #include "TorchNames.h"
 #include "Traversal.h"
 
@@ -261,11 +262,7 @@ private:
     if (const auto *PVD = dyn_cast<ParmVarDecl>(Inner)) {
       if (PVD->getDeclContext() != Callee && PVD->getDeclContext() != Callee->getCanonicalDecl())
         return nullptr;
-      unsigned I = PVD->getFunctionScopeIndex();
-      unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
-      if (I + Offset >= Call->getNumArgs())
-        return nullptr;
-      return namedDecl(Call->getArg(I + Offset));
+      return namedDecl(argumentFor(Call, PVD->getFunctionScopeIndex()));
     }
     if (isa<FieldDecl>(Inner)) {
       const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);

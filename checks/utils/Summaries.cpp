@@ -109,16 +109,27 @@ struct ExternalCalls : RecursiveASTVisitor<ExternalCalls> {
   std::set<std::string> &USRs;
 };
 
-/// The variable declarations and returned values of a body (not of the
-/// lambdas in it), for the parameter flows.
+/// The variable declarations, assignments and calls of other files'
+/// functions of a body and of the lambdas it runs itself
+/// (FunctionFacts::runsLambda), and the body's returned values (not a
+/// lambda's), for the parameter flows.
 struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
-  explicit BodyFlows(const ASTContext &Ctx) : Ctx(Ctx) {}
+  BodyFlows(const ASTContext &Ctx, const FunctionFacts &F) : Ctx(Ctx), F(F) {}
   const ASTContext &Ctx;
+  const FunctionFacts &F;
+  unsigned LambdaDepth = 0;
   /// Calls of functions defined in another translation unit.
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> External;
   llvm::SmallVector<std::pair<const ValueDecl *, const Expr *>, 16> Defs;
   llvm::SmallVector<const Expr *, 4> Returns;
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    if (!F.runsLambda(L))
+      return true;
+    ++LambdaDepth;
+    bool Result = TraverseStmt(L->getBody());
+    --LambdaDepth;
+    return Result;
+  }
   bool VisitVarDecl(VarDecl *VD) {
     if (VD->getInit() && !isa<ParmVarDecl>(VD))
       Defs.push_back({VD, VD->getInit()});
@@ -142,7 +153,7 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
     return true;
   }
   bool VisitReturnStmt(ReturnStmt *R) {
-    if (R->getRetValue())
+    if (R->getRetValue() && LambdaDepth == 0)
       Returns.push_back(R->getRetValue());
     return true;
   }
@@ -189,7 +200,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     S.Params.resize(FD->getNumParams());
 
     ExternalCalls(Ctx, Uses).TraverseStmt(const_cast<Stmt *>(F.body()));
-    BodyFlows Flows(Ctx);
+    BodyFlows Flows(Ctx, F);
     Flows.TraverseStmt(const_cast<Stmt *>(F.body()));
     // The variables computed from each parameter (flow-insensitive).
     std::vector<llvm::SmallPtrSet<const ValueDecl *, 8>> From(FD->getNumParams());

@@ -222,6 +222,40 @@ torch::Tensor report(Net &m, torch::Tensor x) { return evaluate_actions(m, x); }
 
 // A chain of calls over three files: main.cpp's evaluate calls run_batch
 // (batch.cpp), which calls predict (model.cpp), which runs the forward pass.
+// A lambda the function runs itself is its body for the calls it records of
+// other files' functions too; a lambda it only makes is not.
+TEST(Link, LambdasTheFunctionRunsCallOtherFiles) {
+  const char *Decls = R"cpp(
+#include <functional>
+torch::Tensor predict(Net &m, torch::Tensor x);
+)cpp";
+  auto Model = parse(std::string(Decls) + R"cpp(
+torch::Tensor predict(Net &m, torch::Tensor x) { return m->forward(x); }
+)cpp", "model.cpp");
+  auto Runner = parse(std::string(Decls) + R"cpp(
+torch::Tensor run_lambda(Net &m, torch::Tensor x) {
+  auto f = [&] { return predict(m, x); };
+  return f();
+}
+std::function<torch::Tensor()> make(Net &m, torch::Tensor x) {
+  return [&m, x] { return predict(m, x); };
+}
+)cpp", "runner.cpp");
+  std::string Predict = usrOf(Model->declared("predict"));
+  SummaryDocument RunnerDoc = Runner->document();
+  const FunctionSummary *Run = RunnerDoc.lookup(usrOf(Runner->declared("run_lambda")));
+  ASSERT_TRUE(Run);
+  ASSERT_EQ(Run->ExternalCalls.count(Predict), 1u);
+  EXPECT_EQ(Run->ExternalCalls.at(Predict).UnguardedLevel, 0u);
+  const FunctionSummary *Make = RunnerDoc.lookup(usrOf(Runner->declared("make")));
+  EXPECT_TRUE(!Make || Make->ExternalCalls.count(Predict) == 0);
+  SummaryDocument Linked;
+  Linked.merge(Model->document());
+  Linked.merge(RunnerDoc);
+  Linked.composeCalls();
+  EXPECT_EQ(Linked.lookup(usrOf(Runner->declared("run_lambda")))->UnguardedForward, 1u);
+}
+
 // Each unit records the other units' functions it calls; linking composes
 // their effects, whatever the order of the units, and a guard on the way
 // keeps the forward pass guarded.

@@ -191,8 +191,8 @@ struct FunctionSummary {
   /// value it passes into a backward pass or returns (sorted, unique).
   std::vector<std::string> MembersLeaving;
   /// The functions defined in other translation units that it calls, by USR
-  /// (in its own unit: directly or through the unit's functions; effects
-  /// inside lambdas are not counted). Linking composes their summaries into
+  /// (in its own unit: directly, in a lambda it runs itself, or through the
+  /// unit's functions; not in other lambdas). Linking composes their summaries into
   /// this one (SummaryDocument::composeCalls), so that a chain of calls
   /// crosses any number of files. Not an effect: isEmpty ignores it.
   std::map<std::string, ExternalCall> ExternalCalls;

@@ -11,7 +11,8 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::torch_check {
 
@@ -356,14 +357,14 @@ bool callsItsCallable(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier())
     return false;
-  return llvm::StringSwitch<bool>(FD->getName())
-      .Cases("for_each", "for_each_n", "transform", "generate", "generate_n", true)
-      .Cases("accumulate", "reduce", "transform_reduce", "inner_product", true)
-      .Cases("all_of", "any_of", "none_of", "count_if", "find_if", "find_if_not", true)
-      .Cases("remove_if", "copy_if", "partition", "stable_partition", true)
-      .Cases("sort", "stable_sort", "max_element", "min_element", "minmax_element", true)
-      .Cases("invoke", "call_once", "apply", true)
-      .Default(false);
+  static constexpr llvm::StringLiteral Names[] = {
+      "for_each",    "for_each_n",  "transform",        "generate",         "generate_n",
+      "accumulate",  "reduce",      "transform_reduce", "inner_product",    "all_of",
+      "any_of",      "none_of",     "count_if",         "find_if",          "find_if_not",
+      "remove_if",   "copy_if",     "partition",        "stable_partition", "sort",
+      "stable_sort", "max_element", "min_element",      "minmax_element",   "invoke",
+      "call_once",   "apply"};
+  return llvm::is_contained(Names, FD->getName());
 }
 
 /// The expression \p E stands in: its parent past parentheses, implicit

@@ -107,12 +107,13 @@ int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
 namespace {
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
-  FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
+  FactCollector(std::vector<Fact> &Facts, std::vector<CallSite> &Calls,
+                llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
                 bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
                 FunctionFacts::BodyShape &Shape, ASTContext &Ctx)
-      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
-        Operators(Operators), Shape(Shape), Ctx(Ctx) {}
+      : Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls),
+        FollowsCalls(FollowsCalls), Operators(Operators), Shape(Shape), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -143,6 +144,7 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    Calls.push_back({Construct, LambdaDepth > 0});
     if (const CXXConstructorDecl *Ctor = Construct->getConstructor()) {
       addName(Ctor->getParent()->getIdentifier());
       if (!Shape.OptimizerConstruction && Construct->getNumArgs() >= 1 &&
@@ -153,6 +155,7 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *Call) {
+    Calls.push_back({Call, LambdaDepth > 0});
     addCalleeName(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       Operators.set(Op->getOperator());
@@ -340,6 +343,7 @@ private:
   }
 
   std::vector<Fact> &Facts;
+  std::vector<CallSite> &Calls;
   llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
   llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
   bool &FollowsCalls;
@@ -353,7 +357,8 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape, Ctx)
+    FactCollector(Facts, Calls, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape,
+                  Ctx)
         .TraverseStmt(const_cast<Stmt *>(Body));
 }
 

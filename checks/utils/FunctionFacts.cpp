@@ -145,12 +145,10 @@ public:
 
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
     Calls.push_back({Construct, LambdaDepth > 0});
-    if (const CXXConstructorDecl *Ctor = Construct->getConstructor()) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
       addName(Ctor->getParent()->getIdentifier());
-      if (!Shape.OptimizerConstruction && Construct->getNumArgs() >= 1 &&
-          !Ctor->isCopyOrMoveConstructor() && isOptimizerClass(Ctor->getParent()))
-        Shape.OptimizerConstruction = true;
-    }
+    if (!Shape.OptimizerConstruction)
+      Shape.OptimizerConstruction = isOptimizerConstruction(Construct);
     return true;
   }
 
@@ -160,7 +158,7 @@ public:
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       Operators.set(Op->getOperator());
     if (!Shape.OptimizerConstruction)
-      Shape.OptimizerConstruction = makesOptimizer(Call);
+      Shape.OptimizerConstruction = isOptimizerConstruction(Call);
     if (const FunctionDecl *Callee = Call->getDirectCallee();
         Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
       UserCalls.push_back({Call, Callee->getCanonicalDecl()});
@@ -256,18 +254,6 @@ public:
   }
 
 private:
-  /// std::make_unique<Optimizer>(...) / std::make_shared<Optimizer>(...).
-  static bool makesOptimizer(const CallExpr *Call) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD || !FD->getIdentifier() ||
-        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
-        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
-      return false;
-    const auto *Args = FD->getTemplateSpecializationArgs();
-    return Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
-           isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl());
-  }
-
   void addName(const IdentifierInfo *II) {
     if (II)
       Names.insert(II);

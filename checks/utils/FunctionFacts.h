@@ -122,8 +122,8 @@ public:
   /// or constructs an object of a class, whose own name \p Pred accepts: the
   /// name of its declaration (`from_blob`, `register_hook`, `set_enabled`),
   /// resolved or, in a template, not yet resolved. A check whose every
-  /// finding needs such a call asks this first and skips its own walk of the
-  /// body otherwise.
+  /// finding needs such a call asks this first and skips the body otherwise
+  /// (no loop over calls(), no walk of its own).
   bool callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const;
   bool callsNamed(llvm::StringRef Name) const {
     return callsNamed([Name](llvm::StringRef N) { return N == Name; });

@@ -11,7 +11,6 @@
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -36,27 +35,37 @@ struct Accumulation {
   const ValueDecl *AccDecl = nullptr;
 };
 
-class AccumulationCollector : public RecursiveASTVisitor<AccumulationCollector> {
+/// The accumulations of a body, from the calls its facts record
+/// (FunctionFacts::calls).
+class AccumulationCollector {
 public:
   llvm::SmallVector<Accumulation, 8> Found;
 
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+  void add(const CallExpr *Call) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      operatorCall(Op);
+    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      memberCall(MC);
+  }
+
+private:
+  void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getNumArgs() != 2 || !isTensorType(Op->getArg(0)->getType()))
-      return true;
+      return;
     const Expr *LHS = Op->getArg(0);
     switch (Op->getOperator()) {
     case OO_PlusEqual:
     case OO_MinusEqual:
       Found.push_back({Op, LHS, Op->getArg(1)});
-      return true;
+      return;
     case OO_Equal:
       break;
     default:
-      return true;
+      return;
     }
     const ValueDecl *Target = storageOf(LHS);
     if (!Target)
-      return true;
+      return;
     auto IsTarget = [&](const Expr *E) {
       const Expr *B = skipImplicitTemporaries(E);
       return isa<DeclRefExpr, MemberExpr>(B) && storageOf(B) == Target;
@@ -80,18 +89,16 @@ public:
         continue;
       break;
     }
-    return true;
   }
 
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+  void memberCall(const CXXMemberCallExpr *MC) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (!MD || !MD->getIdentifier() || MC->getNumArgs() < 1 ||
         (MD->getName() != "add_" && MD->getName() != "sub_") ||
         !isTensorType(MC->getImplicitObjectArgument()->getType()) ||
         !isTensorType(MC->getArg(0)->getType()))
-      return true;
+      return;
     Found.push_back({MC, MC->getImplicitObjectArgument(), MC->getArg(0)});
-    return true;
   }
 };
 
@@ -108,12 +115,14 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     return;
   checkLinkedMemberCalls(FD, Body, Ctx);
   AccumulationCollector Collector;
-  // What the walk looks for: `+=`, `-=` or `=` on a tensor, add_ or sub_.
+  // What the collector looks for: `+=`, `-=` or `=` on a tensor, add_ or sub_.
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   if (Facts.usesOperator(OO_PlusEqual) || Facts.usesOperator(OO_MinusEqual) ||
       Facts.usesOperator(OO_Equal) ||
       Facts.callsNamed([](StringRef N) { return N == "add_" || N == "sub_"; }))
-    Collector.TraverseStmt(const_cast<Stmt *>(Body));
+    for (const CallSite &Site : Facts.calls())
+      if (const auto *Call = dyn_cast<CallExpr>(Site.E))
+        Collector.add(Call);
   // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
   // keeps every iteration's graph, like a sum.
   for (const Fact *F : Facts.of(Fact::IndexedAssign))
@@ -226,22 +235,13 @@ void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, con
   if (!core().external() && !core().writesSummaries())
     return;
   // The calls in a loop of methods defined elsewhere (not virtual).
-  struct Finder : RecursiveASTVisitor<Finder> {
-    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-      if (externalCallee(MC, Ctx))
-        Found.push_back(MC);
-      return true;
-    }
-    const ASTContext &Ctx;
-    llvm::SmallVector<const CXXMemberCallExpr *, 8> Found;
-  } F(Ctx);
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  if (F.Found.empty())
-    return;
-  const ParentMap &PM = core().facts(FD, Ctx).parents();
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
   llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const Stmt *>, 4> Calls;
-  for (const CXXMemberCallExpr *MC : F.Found) {
+  for (const CallSite &Site : Facts.calls()) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Site.E);
+    if (!MC || !externalCallee(MC, Ctx))
+      continue;
+    const ParentMap &PM = Facts.parents();
     const Stmt *Loop = enclosingLoop(MC, PM, Body);
     if (Loop && !isInLambdaBelow(MC, Loop, PM))
       Calls.push_back({MC, Loop});

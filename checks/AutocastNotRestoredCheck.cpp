@@ -10,7 +10,6 @@
 #include "utils/TorchNames.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/PPCallbacks.h"
@@ -25,24 +24,6 @@ static constexpr llvm::StringLiteral DefaultGuardType = "libtorch_tidy::amp::Aut
 static constexpr llvm::StringLiteral DefaultGuardHeader = "<libtorch_tidy/amp.h>";
 
 namespace {
-
-class SwitchCollector : public RecursiveASTVisitor<SwitchCollector> {
-public:
-  explicit SwitchCollector(const ASTContext &Ctx) : Ctx(Ctx) {}
-  llvm::SmallVector<std::pair<const CallExpr *, AutocastSwitch>, 4> Enables;
-  llvm::SmallVector<std::pair<const CallExpr *, AutocastSwitch>, 4> Restores;
-  bool VisitCallExpr(CallExpr *Call) {
-    AutocastSwitch S = classifyAutocastSwitch(Call, Ctx);
-    if (S.Value == AutocastSwitch::Enables)
-      Enables.push_back({Call, S});
-    else if (S.Value != AutocastSwitch::NotACall)
-      Restores.push_back({Call, S});
-    return true;
-  }
-
-private:
-  const ASTContext &Ctx;
-};
 
 /// What \p Call does to the autocast state of the device \p Device.
 ModeCall classifyFor(const CallExpr *Call, const AutocastDevice &Device, const ASTContext &Ctx) {
@@ -161,16 +142,25 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   if (!Facts.callsNamed([](StringRef N) { return N.starts_with("set_") && N.ends_with("enabled"); }))
     return;
-  SwitchCollector Collector(Ctx);
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Enables.empty())
+  // The switches that turn autocast on, and the others (off, or a value
+  // known only at run time), lambdas' included.
+  llvm::SmallVector<std::pair<const CallExpr *, AutocastSwitch>, 4> Enables, Restores;
+  for (const CallSite &Site : Facts.calls())
+    if (const auto *Call = dyn_cast<CallExpr>(Site.E)) {
+      AutocastSwitch S = classifyAutocastSwitch(Call, Ctx);
+      if (S.Value == AutocastSwitch::Enables)
+        Enables.push_back({Call, S});
+      else if (S.Value != AutocastSwitch::NotACall)
+        Restores.push_back({Call, S});
+    }
+  if (Enables.empty())
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = Facts.parents();
   const ExecutionOrder &Order = Facts.order();
   auto AllNames = declaredNames(Body);
   const std::string GuardName = freshName("autocast", AllNames);
 
-  for (const auto &[Enable, Switch] : Collector.Enables) {
+  for (const auto &[Enable, Switch] : Enables) {
     const AutocastDevice &Device = Switch.Device;
     auto Classify = [&, &Device = Device](const CallExpr *Call) {
       return classifyFor(Call, Device, Ctx);
@@ -183,7 +173,7 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
                                       knownConditions(Enable, PM, CodeBody, Facts.defUse()));
     const CallExpr *FirstThrowing = firstUnhandledThrow(Paths, CodeBody, PM, Classify, SM);
     const bool InLambda = CodeBody != Body;
-    const bool AnyRestore = llvm::any_of(Collector.Restores, [&](const auto &R) {
+    const bool AnyRestore = llvm::any_of(Restores, [&](const auto &R) {
       return R.second.Device.mayBe(Device) && enclosingCodeBody(R.first, PM, Body) == CodeBody;
     });
 

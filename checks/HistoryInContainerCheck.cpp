@@ -13,7 +13,6 @@
 #include "utils/TrainingLoop.h"
 #include "utils/Traversal.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -45,17 +44,27 @@ struct HistoryInContainerCheck::Insertion {
 namespace {
 using Insertion = HistoryInContainerCheck::Insertion;
 
-class InsertionCollector : public RecursiveASTVisitor<InsertionCollector> {
+/// The insertions of a body, from the calls its facts record
+/// (FunctionFacts::calls).
+class InsertionCollector {
 public:
   llvm::SmallVector<Insertion, 8> Found;
 
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+  void add(const CallExpr *Call) {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      memberCall(MC);
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      operatorCall(Op);
+  }
+
+private:
+  void memberCall(const CXXMemberCallExpr *MC) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (!MD || !MD->getIdentifier() || MC->getNumArgs() == 0)
-      return true;
+      return;
     const Expr *Object = MC->getImplicitObjectArgument();
     if (!isTensorContainer(Object->getType()))
-      return true;
+      return;
     llvm::StringRef Name = MD->getName();
     Insertion I{MC, Object, {}};
     if (Name == "push_back" || Name == "push_front" || Name == "emplace_back" ||
@@ -69,12 +78,11 @@ public:
         I.Values.push_back(Arg);
     if (!I.Values.empty())
       Found.push_back(std::move(I));
-    return true;
   }
 
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+  void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
-      return true;
+      return;
     const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
     const Expr *Object = nullptr;
     if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
@@ -85,9 +93,8 @@ public:
              At->getMethodDecl()->getName() == "at")
       Object = At->getImplicitObjectArgument();
     if (!Object || !isTensorContainer(Object->getType()))
-      return true;
+      return;
     Found.push_back({Op, Object, {Op->getArg(1)}});
-    return true;
   }
 };
 
@@ -247,7 +254,7 @@ const FieldDecl *containerField(const Expr *Container) {
 } // namespace
 
 void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  // What the walk below looks for: a call of an inserting member, or an
+  // What the collector below looks for: a call of an inserting member, or an
   // assignment to an element (`c[k] = e`, `c.at(k) = e`).
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   if (!Facts.callsNamed([](StringRef N) {
@@ -258,7 +265,9 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
       !(Facts.usesOperator(OO_Equal) && (Facts.usesOperator(OO_Subscript) || Facts.callsNamed("at"))))
     return;
   InsertionCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
+  for (const CallSite &Site : Facts.calls())
+    if (const auto *Call = dyn_cast<CallExpr>(Site.E))
+      Collector.add(Call);
   if (Collector.Found.empty())
     return;
 

@@ -1,6 +1,7 @@
 //===--- HookInLoopCheck.cpp - libtorch-tidy ------------------------------===//
 //
-// collect: the register_hook and remove_hook calls of a function;
+// collect: the register_hook and remove_hook calls of a function (the calls
+// its facts record, FunctionFacts::calls);
 // decide: a register_hook that runs unconditionally on every iteration of a
 // loop, on a tensor that outlives the iteration (a member, a parameter, a
 // variable declared before the loop, or the loop variable of a loop over a
@@ -23,7 +24,6 @@
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -31,20 +31,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_check {
 
 namespace {
-class HookCollector : public RecursiveASTVisitor<HookCollector> {
-public:
-  llvm::SmallVector<const CXXMemberCallExpr *, 4> Registers;
-  llvm::SmallVector<const CXXMemberCallExpr *, 4> Removes;
-  bool shouldVisitLambdaBodies() const { return true; }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    if (isRegisterHookCall(Call))
-      Registers.push_back(Call);
-    else if (isRemoveHookCall(Call))
-      Removes.push_back(Call);
-    return true;
-  }
-};
-
 /// When \p V is the loop variable of the range-for \p Loop over a module's
 /// parameters() (`for (auto &p : model->parameters())`), the loop around
 /// \p Loop: the parameters outlive its iterations. Null otherwise.
@@ -109,16 +95,24 @@ const Stmt *elementLoop(const Expr *Obj, const Stmt *Loop, const ParentMap &PM, 
 } // namespace
 
 void HookInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  if (!core().facts(FD, Ctx).callsNamed("register_hook"))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed("register_hook"))
     return;
-  HookCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Registers.empty())
+  // The register_hook and remove_hook calls, lambdas' included.
+  llvm::SmallVector<const CXXMemberCallExpr *, 4> Registers, Removes;
+  for (const CallSite &Site : Facts.calls())
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Site.E)) {
+      if (isRegisterHookCall(Call))
+        Registers.push_back(Call);
+      else if (isRemoveHookCall(Call))
+        Removes.push_back(Call);
+    }
+  if (Registers.empty())
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = Facts.parents();
   const SourceManager &SM = Ctx.getSourceManager();
 
-  for (const CXXMemberCallExpr *Call : Collector.Registers) {
+  for (const CXXMemberCallExpr *Call : Registers) {
     const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     if (!Loop)
@@ -143,7 +137,7 @@ void HookInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
     // removed again in the loop: no pile-up.
     if (isConditionalWithin(Call, Loop, PM) || isAssignedWithin(Tensor, Loop))
       continue;
-    if (llvm::any_of(Collector.Removes, [&](const CXXMemberCallExpr *Remove) {
+    if (llvm::any_of(Removes, [&](const CXXMemberCallExpr *Remove) {
           return isDescendant(Remove, Loop, PM) &&
                  storageOf(Remove->getImplicitObjectArgument()) == Tensor;
         }))

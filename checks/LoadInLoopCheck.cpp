@@ -2,7 +2,8 @@
 //
 // collect: the loads of each function (torch::jit::load, torch::load into a
 // module or optimizer, InputArchive::load_from, the construction of an
-// AOTInductor package loader or runner) and the call graph;
+// AOTInductor package loader or runner), from the calls and constructions its
+// facts record (FunctionFacts::calls), and the call graph;
 // decide: a load that runs unconditionally on every iteration of a loop with a
 // path that is the same on every iteration (no variable of the loop, no call
 // that may return another name), in a loop that neither retries (try) nor stops
@@ -23,7 +24,6 @@
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -51,36 +51,17 @@ const Expr *loadPath(const Expr *E) {
   return Path;
 }
 
-/// The loads and the calls whose conditions matter: loads, and calls of
-/// functions declared outside system headers (the call graph's sites; the
-/// calls of LibTorch and the standard library never lead to a load).
-class LoadCollector : public RecursiveASTVisitor<LoadCollector> {
-public:
-  explicit LoadCollector(const SourceManager &SM) : SM(SM) {}
-  llvm::SmallVector<const Expr *, 4> Loads;
-  llvm::SmallVector<const Expr *, 16> Calls;
-  bool shouldVisitLambdaBodies() const { return true; }
-  // An AOTInductor loader or runner constructed (a variable, a temporary, new).
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    if (aotiLoadPathArg(Construct)) {
-      Loads.push_back(Construct);
-      Calls.push_back(Construct);
-    }
+/// True when the conditions of \p Site matter to a chain of calls: a load,
+/// or a call of a function declared outside system headers (the call graph's
+/// sites; the calls of LibTorch and the standard library never lead to a
+/// load).
+bool conditionMatters(const CallSite &Site, bool Load, const SourceManager &SM) {
+  if (Load)
     return true;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    bool Load = loadPath(Call) != nullptr;
-    if (Load)
-      Loads.push_back(Call);
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (Load || (Callee && !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()))))
-      Calls.push_back(Call);
-    return true;
-  }
-
-private:
-  const SourceManager &SM;
-};
+  const auto *Call = dyn_cast<CallExpr>(Site.E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()));
+}
 
 bool declaredWithin(const ValueDecl *VD, const Stmt *Scope, const SourceManager &SM) {
   SourceLocation L = SM.getExpansionLoc(VD->getLocation());
@@ -232,25 +213,36 @@ void LoadInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 llvm::SmallVector<const Expr *, 4> LoadInLoopCheck::collect(const FunctionDecl *FD) {
+  const FunctionFacts &Facts = core().facts(FD, *Unit);
   const Stmt *Body = FD->getBody();
   const SourceManager &SM = Unit->getSourceManager();
-  LoadCollector Collector(SM);
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Calls.empty())
+  // The loads (calls, or an AOTInductor loader or runner constructed: a
+  // variable, a temporary, `new`) and the calls whose conditions matter,
+  // lambdas' included.
+  llvm::SmallVector<const Expr *, 4> Loads;
+  llvm::SmallVector<const Expr *, 16> Calls;
+  for (const CallSite &Site : Facts.calls()) {
+    bool Load = loadPath(Site.E) != nullptr;
+    if (Load)
+      Loads.push_back(Site.E);
+    if (conditionMatters(Site, Load, SM))
+      Calls.push_back(Site.E);
+  }
+  if (Calls.empty())
     return {};
-  const ParentMap &PM = core().facts(FD, *Unit).parents();
+  const ParentMap &PM = Facts.parents();
   llvm::DenseMap<const Stmt *, bool> Leaves;
 
   // Calls that run only sometimes in their loop (or their function): a chain
   // of calls through them does not load on every iteration.
-  for (const Expr *Call : Collector.Calls) {
+  for (const Expr *Call : Calls) {
     const Stmt *CodeBody = enclosingCodeBody(Call, PM, Body);
     const Stmt *Loop = enclosingLoop(Call, PM, CodeBody);
     const Stmt *Scope = Loop ? Loop : CodeBody;
     if (isConditionalWithin(Call, Scope, PM) || (Loop && mayRunOnce(Call, Loop, PM, Leaves)))
       ConditionalCalls.insert(Call);
   }
-  return std::move(Collector.Loads);
+  return Loads;
 }
 
 void LoadInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {

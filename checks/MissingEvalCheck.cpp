@@ -55,37 +55,17 @@ struct Facts {
   llvm::SmallVector<const CallExpr *, 8> UserCalls;
 };
 
-class Collector : public RecursiveASTVisitor<Collector> {
-public:
-  Collector(Facts &F, const ASTContext &Ctx) : F(F), Ctx(Ctx) {}
-  bool shouldVisitLambdaBodies() const { return true; }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isForwardCall(Call)) {
-      F.Forwards.push_back(Call);
-      return true;
-    }
-    if (isBackwardOrGradCall(Call)) {
-      F.Trains = true;
-      return true;
-    }
-    if (ModeSwitch Mode = moduleModeSwitch(Call, Ctx); Mode != ModeSwitch::None) {
-      if (Mode == ModeSwitch::Eval)
-        F.Evals.push_back(Call);
-      else
-        F.Trains = true;
-      return true;
-    }
-    if (const FunctionDecl *Callee = Call->getDirectCallee())
-      if (!Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()) &&
-          !isInLibraryNamespace(Callee))
-        F.UserCalls.push_back(Call);
-    return true;
-  }
-
-private:
-  Facts &F;
-  const ASTContext &Ctx;
-};
+/// A call of the user's code (not LibTorch's, not a system header's) that is
+/// no forward pass, backward pass or mode switch: a helper that may take the
+/// module.
+bool isUserCall(const CallExpr *Call, const ASTContext &Ctx) {
+  if (isForwardCall(Call) || isBackwardOrGradCall(Call) ||
+      moduleModeSwitch(Call, Ctx) != ModeSwitch::None)
+    return false;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return Callee && !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()) &&
+         !isInLibraryNamespace(Callee);
+}
 
 /// The torch::nn::Module class behind \p T: the class itself, the Impl of a
 /// TORCH_MODULE holder (ModuleHolder<Impl>), or the pointee of a shared_ptr.
@@ -261,13 +241,14 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
       F.Trains = true;
   }
   // The user calls that may take the module (a helper may switch its mode):
-  // walked only for a forward pass that may be reported.
+  // gathered from the facts' calls only for a forward pass that may be
+  // reported.
   bool UserCallsCollected = false;
   auto UserCalls = [&]() -> llvm::ArrayRef<const CallExpr *> {
     if (!UserCallsCollected) {
-      Facts Walked;
-      Collector(Walked, Ctx).TraverseStmt(const_cast<CompoundStmt *>(Body));
-      F.UserCalls = std::move(Walked.UserCalls);
+      for (const CallSite &Site : Shared.calls())
+        if (const auto *Call = dyn_cast<CallExpr>(Site.E); Call && isUserCall(Call, Ctx))
+          F.UserCalls.push_back(Call);
       UserCallsCollected = true;
     }
     return F.UserCalls;

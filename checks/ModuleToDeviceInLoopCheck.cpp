@@ -9,7 +9,6 @@
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -17,17 +16,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_check {
 
 namespace {
-class DeviceMoveCollector : public RecursiveASTVisitor<DeviceMoveCollector> {
-public:
-  llvm::SmallVector<const CXXMemberCallExpr *, 4> Calls;
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    llvm::StringRef Method = moduleMethodName(Call);
-    if (Method == "to" || Method == "cuda" || Method == "cpu")
-      Calls.push_back(Call);
-    return true;
-  }
-};
-
 /// The variable or member a module expression names when it is the same object
 /// on every iteration of \p Loop: a variable declared outside the loop and not
 /// assigned in it, a data member of 'this', or a member of such a variable.
@@ -90,17 +78,22 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
 } // namespace
 
 void ModuleToDeviceInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  if (!core().facts(FD, Ctx).callsNamed([](StringRef N) {
-        return N == "to" || N == "cuda" || N == "cpu";
-      }))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed([](StringRef N) { return N == "to" || N == "cuda" || N == "cpu"; }))
     return;
-  DeviceMoveCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Collector.Calls.empty())
+  // The module moves: to(), cuda(), cpu() on a module, lambdas' included.
+  llvm::SmallVector<const CXXMemberCallExpr *, 4> Moves;
+  for (const CallSite &Site : Facts.calls())
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Site.E)) {
+      llvm::StringRef Method = moduleMethodName(Call);
+      if (Method == "to" || Method == "cuda" || Method == "cpu")
+        Moves.push_back(Call);
+    }
+  if (Moves.empty())
     return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = Facts.parents();
 
-  for (const CXXMemberCallExpr *Call : Collector.Calls) {
+  for (const CXXMemberCallExpr *Call : Moves) {
     const Stmt *Loop = enclosingLoop(Call, PM, Body);
     if (!Loop)
       continue;

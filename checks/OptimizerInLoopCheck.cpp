@@ -8,48 +8,12 @@
 #include "utils/TrainingLoop.h"
 #include "utils/Traversal.h"
 
-#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_check {
-
-namespace {
-
-/// Constructions of optimizers: `torch::optim::Adam opt(...)`,
-/// `std::make_unique<torch::optim::Adam>(...)`, `new torch::optim::SGD(...)`.
-class ConstructionCollector : public RecursiveASTVisitor<ConstructionCollector> {
-public:
-  explicit ConstructionCollector(llvm::SmallVectorImpl<const Expr *> &Found) : Found(Found) {}
-
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
-    if (E->getNumArgs() >= 1 && !E->getConstructor()->isCopyOrMoveConstructor() &&
-        isOptimizerClass(E->getConstructor()->getParent()))
-      Found.push_back(E);
-    return true;
-  }
-
-  bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD || !FD->getIdentifier() ||
-        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
-        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
-      return true;
-    if (const auto *Args = FD->getTemplateSpecializationArgs();
-        Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
-        isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl()))
-      Found.push_back(Call);
-    return true;
-  }
-
-private:
-  llvm::SmallVectorImpl<const Expr *> &Found;
-};
-
-} // namespace
 
 /// The variable a construction initialises or is assigned to.
 static const ValueDecl *constructedVariable(const Expr *E, const ParentMap &PM) {
@@ -150,14 +114,18 @@ static bool buildsItsModelInLoop(const Expr *Construction, const Stmt *Loop,
 void OptimizerInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const TrainingLoopAnalysis &Analysis =
       core().trainingLoops(FD, Ctx, 0);
-  // The walk below finds the constructions the core's facts note.
-  if (Analysis.empty() || !core().facts(FD, Ctx).constructsOptimizer())
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (Analysis.empty() || !Facts.constructsOptimizer())
     return;
   const ParentMap &PM = Analysis.parents();
 
-  llvm::SmallVector<const Expr *, 4> Constructions;
-  ConstructionCollector(Constructions).TraverseStmt(const_cast<Stmt *>(Body));
-  for (const Expr *Construction : Constructions) {
+  // The constructions of optimizers (`torch::optim::Adam opt(...)`,
+  // `std::make_unique<torch::optim::Adam>(...)`, `new torch::optim::SGD(...)`),
+  // lambdas' included.
+  for (const CallSite &Site : Facts.calls()) {
+    if (!isOptimizerConstruction(Site.E))
+      continue;
+    const Expr *Construction = Site.E;
     if (!PM.hasParent(Construction))
       continue;
     const Stmt *Loop = enclosingLoop(Construction, PM, Body);

@@ -22,9 +22,12 @@
 //     TorchScript loads, and calls of
 //     the user's functions (keyed by their template pattern), the names it
 //     calls or constructs, the overloaded operators it spells, whether it
-//     spells a lambda or constructs an optimizer. The walk includes the
-//     lambdas spelled in the body (marked InLambda). A check whose findings
-//     all need something the facts lack skips its own walk of the body.
+//     spells a lambda or constructs an optimizer, and every call and
+//     construction (FunctionFacts::calls). The walk includes the lambdas
+//     spelled in the body (marked InLambda). A check that asks about calls
+//     reads them there; one that needs what the facts lack (declarations,
+//     uses of variables) walks the body itself, and only when the facts say
+//     a finding is possible.
 //   - The body's parent map is built once (FunctionFacts::parents) and
 //     shared by the training-loop and history analyses and the checks.
 //   - Execution order inside the body and the lambda bodies spelled in it

@@ -50,12 +50,13 @@ const ValueDecl *storageVariable(const Expr *E) {
 namespace {
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
 public:
-  FactCollector(std::vector<Fact> &Facts, llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
+  FactCollector(std::vector<Fact> &Facts, std::vector<CallSite> &Calls,
+                llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
                 bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
                 FunctionFacts::BodyShape &Shape, ASTContext &Ctx)
-      : Facts(Facts), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
-        Operators(Operators), Shape(Shape), Ctx(Ctx) {}
+      : Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls),
+        FollowsCalls(FollowsCalls), Operators(Operators), Shape(Shape), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -86,21 +87,21 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    if (const CXXConstructorDecl *Ctor = Construct->getConstructor()) {
+    Calls.push_back({Construct, LambdaDepth > 0});
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
       addName(Ctor->getParent()->getIdentifier());
-      if (!Shape.OptimizerConstruction && Construct->getNumArgs() >= 1 &&
-          !Ctor->isCopyOrMoveConstructor() && isOptimizerClass(Ctor->getParent()))
-        Shape.OptimizerConstruction = true;
-    }
+    if (!Shape.OptimizerConstruction)
+      Shape.OptimizerConstruction = isOptimizerConstruction(Construct);
     return true;
   }
 
   bool VisitCallExpr(CallExpr *Call) {
+    Calls.push_back({Call, LambdaDepth > 0});
     addCalleeName(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       Operators.set(Op->getOperator());
     if (!Shape.OptimizerConstruction)
-      Shape.OptimizerConstruction = makesOptimizer(Call);
+      Shape.OptimizerConstruction = isOptimizerConstruction(Call);
     if (const FunctionDecl *Callee = Call->getDirectCallee();
         Callee && isUserFunction(Callee, Ctx) && !isBackwardOrGradCall(Call))
       UserCalls.push_back({Call, Callee->getCanonicalDecl()});
@@ -196,18 +197,6 @@ public:
   }
 
 private:
-  /// std::make_unique<Optimizer>(...) / std::make_shared<Optimizer>(...).
-  static bool makesOptimizer(const CallExpr *Call) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD || !FD->getIdentifier() ||
-        (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
-        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
-      return false;
-    const auto *Args = FD->getTemplateSpecializationArgs();
-    return Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
-           isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl());
-  }
-
   void addName(const IdentifierInfo *II) {
     if (II)
       Names.insert(II);
@@ -283,6 +272,7 @@ private:
   }
 
   std::vector<Fact> &Facts;
+  std::vector<CallSite> &Calls;
   llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names;
   llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls;
   bool &FollowsCalls;
@@ -296,7 +286,8 @@ private:
 FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
-    FactCollector(Facts, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape, Ctx)
+    FactCollector(Facts, Calls, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape,
+                  Ctx)
         .TraverseStmt(const_cast<Stmt *>(Body));
 }
 

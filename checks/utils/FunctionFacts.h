@@ -12,8 +12,10 @@
 //     device syncs, host clock readings, TorchScript loads, and calls of the
 //     user's functions (keyed by their template pattern: Callees.h's
 //     patternKey), the names it calls or constructs, the overloaded operators
-//     it spells, whether it spells a lambda or constructs an optimizer. The
-//     walk includes the lambdas spelled in the body (marked InLambda).
+//     it spells, whether it spells a lambda or constructs an optimizer, and
+//     every call and construction (calls()), so that a check asking about
+//     calls alone needs no walk of its own. The walk includes the lambdas
+//     spelled in the body (marked InLambda).
 //   - The body's parent map (parents), execution order (order: the CFGs of
 //     the body and of the lambda bodies spelled in it, ExecutionOrder.h), definitions per variable (defUse: DefUse.h) and
 //     guards (isGuarded: GradGuards.h) are built on first use and kept with
@@ -94,6 +96,16 @@ struct Fact {
   bool InLambda = false;
 };
 
+/// A call or a construction spelled in a body (FunctionFacts::calls).
+struct CallSite {
+  /// A CallExpr (member and overloaded-operator calls included, and in a
+  /// template the calls not yet resolved) or a CXXConstructExpr (a variable's,
+  /// a temporary's, `T(x)`, the one inside `new`).
+  const Expr *E;
+  /// Spelled inside a lambda of the body (runs where the lambda is called).
+  bool InLambda;
+};
+
 /// The facts of one function body, in the order the walk meets them (source
 /// order; use order() for execution order).
 class FunctionFacts {
@@ -113,8 +125,8 @@ public:
   /// or constructs an object of a class, whose own name \p Pred accepts: the
   /// name of its declaration (`from_blob`, `register_hook`, `set_enabled`),
   /// resolved or, in a template, not yet resolved. A check whose every
-  /// finding needs such a call asks this first and skips its own walk of the
-  /// body otherwise.
+  /// finding needs such a call asks this first and skips the body otherwise
+  /// (no loop over calls(), no walk of its own).
   bool callsNamed(llvm::function_ref<bool(llvm::StringRef)> Pred) const;
   bool callsNamed(llvm::StringRef Name) const {
     return callsNamed([Name](llvm::StringRef N) { return N == Name; });
@@ -147,6 +159,17 @@ public:
     return UserFunctionCalls;
   }
 
+  /// Every call and construction the walk meets, in its order (pre-order:
+  /// an outer call before the calls in its arguments): those of the body, of
+  /// the lambdas spelled in it (InLambda) and of the methods of its local
+  /// classes. Not included, as the walk does not visit them: template
+  /// instantiations (a template's body is seen as written), implicit code
+  /// (default arguments, default member initialisers, implicit constructors
+  /// and destructors), destructor calls, and `new` / `delete` themselves (the
+  /// construction inside a `new` is included). A check that needs only such
+  /// calls reads them here instead of walking the body again.
+  llvm::ArrayRef<CallSite> calls() const { return Calls; }
+
   /// The parent map of the body (built on first use).
   const ParentMap &parents() const;
   /// The execution order of the body and of its lambda bodies (their CFGs,
@@ -178,6 +201,7 @@ private:
   const Stmt *Body;
   ASTContext &Ctx;
   std::vector<Fact> Facts;
+  std::vector<CallSite> Calls;
   llvm::SmallPtrSet<const IdentifierInfo *, 16> CalleeNames;
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> UserFunctionCalls;
   bool FollowsCalls = false;

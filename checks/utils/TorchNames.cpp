@@ -161,6 +161,23 @@ bool isAnyModuleLike(const CXXRecordDecl *RD) {
   return isModuleClass(RD) || isModuleHolderClass(RD) || isJitModuleClass(RD);
 }
 
+bool isOptimizerConstruction(const Expr *E) {
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    return Ctor && Construct->getNumArgs() >= 1 && !Ctor->isCopyOrMoveConstructor() &&
+           isOptimizerClass(Ctor->getParent());
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() ||
+      (FD->getName() != "make_unique" && FD->getName() != "make_shared") ||
+      !FD->isInStdNamespace() || Call->getNumArgs() == 0)
+    return false;
+  const auto *Args = FD->getTemplateSpecializationArgs();
+  return Args && Args->size() >= 1 && Args->get(0).getKind() == TemplateArgument::Type &&
+         isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl());
+}
+
 static const CXXRecordDecl *calleeClass(const CallExpr *Call) {
   if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
     return MD->getParent();

@@ -180,6 +180,10 @@ bool isOptimizerClass(const CXXRecordDecl *RD);
 
 /// Anything that has eval()/train(): nn::Module subclasses, holders, jit modules.
 bool isAnyModuleLike(const CXXRecordDecl *RD);
+/// The construction of an optimizer: its constructor with arguments, not a
+/// copy or a move (a variable, a temporary, `new`), or std::make_unique /
+/// std::make_shared of an optimizer class with arguments.
+bool isOptimizerConstruction(const Expr *E);
 
 /// The kind of forward pass a call is.
 enum class ForwardKind {

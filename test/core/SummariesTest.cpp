@@ -421,6 +421,46 @@ int plain(int n) {
   EXPECT_FALSE(Plain.callsNamed("step"));
 }
 
+// Every call and construction of a body, in the walk's order, for the checks
+// that ask about calls alone: those in lambdas marked, the methods of local
+// classes included; implicit code (a default argument's call) and the
+// destructors not.
+TEST(Facts, CallsAndConstructionsInTheWalksOrder) {
+  auto P = parse(R"cpp(
+struct Box { Box(int); ~Box(); };
+int twice(int);
+void use(int a = twice(7));
+void f() {
+  Box b(twice(1));
+  auto later = [] { return twice(2); };
+  Box *p = new Box(3);
+  use();
+  struct Local { void g() { twice(4); } };
+  (void)later;
+  (void)p;
+}
+)cpp");
+  const FunctionFacts &F = P->Core.facts(P->function("f"), P->ctx());
+  std::vector<std::string> Seen;
+  for (const CallSite &S : F.calls()) {
+    std::string Name;
+    llvm::ArrayRef<const Expr *> Args;
+    if (const auto *Call = dyn_cast<CallExpr>(S.E)) {
+      Name = Call->getDirectCallee()->getNameAsString();
+      Args = {Call->getArgs(), Call->getNumArgs()};
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(S.E)) {
+      Name = Construct->getConstructor()->getParent()->getNameAsString();
+      Args = {Construct->getArgs(), Construct->getNumArgs()};
+    }
+    for (const Expr *Arg : Args)
+      if (const auto *Lit = dyn_cast<IntegerLiteral>(Arg->IgnoreImpCasts()))
+        Name += "(" + std::to_string(Lit->getValue().getZExtValue()) + ")";
+    Seen.push_back(S.InLambda ? "lambda:" + Name : Name);
+  }
+  EXPECT_EQ(Seen, (std::vector<std::string>{"Box", "twice(1)", "lambda:twice(2)", "Box(3)", "use",
+                                            "twice(4)"}));
+}
+
 // Where a body's variables get their values (DefUse.h), as the core keeps
 // them for the checks: sources, whole assignments, other modifications,
 // variables handed to a callee by non-const reference, range-for variables.

@@ -80,8 +80,9 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
       Slot = TrainingLoopAnalysis::withoutSteps(FD->getBody(), Ctx, !F.followsCalls());
     else
       Slot = std::make_unique<TrainingLoopAnalysis>(
-          FD->getBody(), Ctx, CallDepth, nullptr,
-          [&F]() -> const ParentMap & { return F.parents(); });
+          F,
+          [&](const FunctionDecl *Helper) -> const FunctionFacts & { return facts(Helper, Ctx); },
+          Ctx, CallDepth);
   }
   // Without a linked file the answers are those of no summary: the same
   // analysis, built again only to record the questions when they are written.
@@ -90,9 +91,9 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
   std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
   if (!LinkedSlot)
     LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
-        FD->getBody(), Ctx, CallDepth,
-        [this](const FunctionDecl *Callee) { return externalSummary(Callee); },
-        [&]() -> const ParentMap & { return facts(FD, Ctx).parents(); });
+        facts(FD, Ctx),
+        [&](const FunctionDecl *Helper) -> const FunctionFacts & { return facts(Helper, Ctx); },
+        Ctx, CallDepth, [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
   return *LinkedSlot;
 }
 
@@ -165,7 +166,10 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
     Table->build(
         All, Ctx, [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); },
         [&](const FunctionDecl *FD, const FunctionFacts &F, FunctionSummary &S) {
-          S.LoopEvents = helperLoopEvents(FD, Ctx);
+          S.LoopEvents =
+              helperLoopEvents(FD, Ctx, [&](const FunctionDecl *Helper) -> const FunctionFacts & {
+                return facts(Helper, Ctx);
+              });
           summariseHistory(FD, F, Ctx, H, S);
         },
         External.get());

@@ -117,22 +117,24 @@ public:
       add(Fact::Loss, Call);
       return true;
     }
-    if (isBackwardOrGradCall(Call)) {
-      const FunctionDecl *FD = Call->getDirectCallee();
-      bool IsGrad = FD && isNamed(FD, names::AutogradGrad);
+    switch (TrainingCall TC = classifyTrainingCall(Call)) {
+    case TrainingCall::Backward:
+    case TrainingCall::Grad: {
       const Expr *Obj = memberCallObject(Call);
       if (!Obj && Call->getNumArgs())
         Obj = Call->getArg(0);
-      add(IsGrad ? Fact::Grad : Fact::Backward, Call, nullptr, Obj);
+      add(TC == TrainingCall::Grad ? Fact::Grad : Fact::Backward, Call, nullptr, Obj);
       return true;
     }
-    if (isOptimizerStepCall(Call)) {
+    case TrainingCall::Step:
       add(Fact::Step, Call, nullptr, memberCallObject(Call));
       return true;
-    }
-    if (isZeroGradCall(Call)) {
+    case TrainingCall::OptimizerZeroGrad:
+    case TrainingCall::ModuleZeroGrad:
       add(Fact::ZeroGrad, Call, nullptr, memberCallObject(Call));
       return true;
+    case TrainingCall::None:
+      break;
     }
     switch (classifySetGradEnabled(Call, Ctx)) {
     case SetGradEnabled::Disables:

@@ -32,11 +32,19 @@ llvm::StringRef tensorMethodName(const CallExpr *Call);
 /// A standard container's insertion member (push_back, emplace_back, insert,
 /// emplace, push_front, emplace_front, push).
 bool isContainerInsertCall(const CallExpr *Call);
-/// optimizer.zero_grad() on a torch::optim::Optimizer, or module->zero_grad().
-bool isZeroGradCall(const CallExpr *Call);
-/// optimizer.step(...) on a class derived from torch::optim::Optimizer
-/// (through `.`, `->`, a pointer or a smart pointer).
-bool isOptimizerStepCall(const CallExpr *Call);
+/// What a call does to training: the one classification of backward passes,
+/// optimizer steps and zero_grad calls that the analysis core's facts
+/// (Fact::Backward, Grad, Step, ZeroGrad) and the training-loop events
+/// (TrainingEvent) share.
+enum class TrainingCall {
+  None,
+  Backward,          ///< loss.backward(), torch::autograd::backward(...)
+  Grad,              ///< torch::autograd::grad(...)
+  Step,              ///< optimizer.step(...) on a class derived from torch::optim::Optimizer
+  OptimizerZeroGrad, ///< optimizer.zero_grad()
+  ModuleZeroGrad,    ///< module->zero_grad()
+};
+TrainingCall classifyTrainingCall(const CallExpr *Call);
 
 } // namespace clang::tidy::torch_check
 

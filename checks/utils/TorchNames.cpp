@@ -788,19 +788,24 @@ bool isContainerInsertCall(const CallExpr *Call) {
   return llvm::is_contained(Inserts, MD->getName());
 }
 
-bool isZeroGradCall(const CallExpr *Call) {
-  if (!Call || !calleeIs(Call, "zero_grad"))
-    return false;
+TrainingCall classifyTrainingCall(const CallExpr *Call) {
+  if (!Call)
+    return TrainingCall::None;
+  if (isBackwardOrGradCall(Call)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && isNamed(FD, names::AutogradGrad) ? TrainingCall::Grad : TrainingCall::Backward;
+  }
   const CXXRecordDecl *RD = calleeClass(Call);
-  return isOptimizerClass(RD) || isAnyModuleLike(RD) || !moduleMethodName(Call).empty();
-}
-
-bool isOptimizerStepCall(const CallExpr *Call) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-  if (!MC || !calleeIs(Call, "step"))
-    return false;
-  const CXXMethodDecl *MD = MC->getMethodDecl();
-  return MD && isOptimizerClass(MD->getParent());
+  if (calleeIs(Call, "step"))
+    return isa<CXXMemberCallExpr>(Call) && isOptimizerClass(RD) ? TrainingCall::Step
+                                                                : TrainingCall::None;
+  if (!calleeIs(Call, "zero_grad"))
+    return TrainingCall::None;
+  if (isOptimizerClass(RD))
+    return TrainingCall::OptimizerZeroGrad;
+  if (isAnyModuleLike(RD) || !moduleMethodName(Call).empty())
+    return TrainingCall::ModuleZeroGrad;
+  return TrainingCall::None;
 }
 
 } // namespace clang::tidy::torch_check

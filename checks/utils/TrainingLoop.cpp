@@ -141,6 +141,9 @@ struct HelperEvents {
 
 /// What one walk (a body and the helpers it follows) shares.
 struct WalkState {
+  explicit WalkState(TrainingLoopAnalysis::FactsLookup Facts) : Facts(Facts) {}
+  /// The facts of the helpers the walk follows (their calls).
+  TrainingLoopAnalysis::FactsLookup Facts;
   llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
   /// The linked summaries of helpers defined in other translation units.
   TrainingLoopAnalysis::LinkedLookup Linked;
@@ -157,19 +160,29 @@ struct WalkState {
   bool Summarising = false;
 };
 
-class EventCollector : public RecursiveASTVisitor<EventCollector> {
+/// The training events of a body, read from the calls its facts record
+/// (FunctionFacts::calls, lambdas included), with the helpers it calls
+/// expanded at their call sites.
+class EventCollector {
 public:
   EventCollector(llvm::SmallVectorImpl<TrainingEvent> &Events, const ASTContext &Ctx,
                  unsigned CallDepth, WalkState &Walk)
       : Events(Events), Ctx(Ctx), SM(Ctx.getSourceManager()), CallDepth(CallDepth),
         OnPath(Walk.OnPath), Walk(Walk) {}
 
-  bool VisitCallExpr(CallExpr *Call) {
+  void collect(const FunctionFacts &Facts) {
+    for (const CallSite &Site : Facts.calls())
+      if (const auto *Call = dyn_cast<CallExpr>(Site.E))
+        visitCall(Call);
+  }
+
+private:
+  void visitCall(const CallExpr *Call) {
     std::optional<TrainingEvent::Kind> Kind = classify(Call);
     if (!Kind && CallDepth > 0 && expand(Call))
-      return true;
+      return;
     if (!Kind && CallDepth > 0 && expandLinked(Call))
-      return true;
+      return;
     if (!Kind && Walk.Summarising && mayZeroInOtherUnit(Call))
       Kind = TrainingEvent::OpaqueOptimizerUse;
     if (!Kind && CallDepth == 0 && followableCallee(Call, Ctx))
@@ -179,7 +192,7 @@ public:
     if (!Kind)
       Kind = classifyOpaque(Call);
     if (!Kind)
-      return true;
+      return;
     TrainingEvent E{*Kind, Call};
     if (isa<CXXMemberCallExpr>(Call) && *Kind != TrainingEvent::ManualZero &&
         *Kind != TrainingEvent::OpaqueOptimizerUse) {
@@ -187,27 +200,32 @@ public:
       E.ObjectDecl = namedDecl(E.Object);
     }
     Events.push_back(E);
-    return true;
   }
 
-private:
+  /// The event of \p Call itself: backward, step and zero_grad as the facts
+  /// classify them (classifyTrainingCall), and the manual zeroing of
+  /// gradients (`p.grad().zero_()`, `p.mutable_grad() = {}`, a user function
+  /// named like zero_grad).
   std::optional<TrainingEvent::Kind> classify(const CallExpr *Call) {
-    if (isBackwardOrGradCall(Call))
-      return isa<CXXMemberCallExpr>(Call) || calleeName(Call) == "backward"
-                 ? TrainingEvent::Backward
-                 : TrainingEvent::Grad;
+    switch (classifyTrainingCall(Call)) {
+    case TrainingCall::Backward:
+      return TrainingEvent::Backward;
+    case TrainingCall::Grad:
+      return TrainingEvent::Grad;
+    case TrainingCall::Step:
+      return TrainingEvent::Step;
+    case TrainingCall::OptimizerZeroGrad:
+      return TrainingEvent::ZeroGrad;
+    case TrainingCall::ModuleZeroGrad:
+      return TrainingEvent::ModuleZeroGrad;
+    case TrainingCall::None:
+      break;
+    }
     llvm::StringRef Name = calleeName(Call);
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
       const CXXMethodDecl *MD = MC->getMethodDecl();
-      if (MD && isOptimizerClass(MD->getParent())) {
-        if (Name == "step")
-          return TrainingEvent::Step;
-        if (Name == "zero_grad")
-          return TrainingEvent::ZeroGrad;
+      if (MD && isOptimizerClass(MD->getParent()))
         return std::nullopt;
-      }
-      if (moduleMethodName(Call) == "zero_grad")
-        return TrainingEvent::ModuleZeroGrad;
       if ((Name == "zero_" || Name == "fill_" || Name == "copy_" || Name == "reset") &&
           isGradAccess(MC->getImplicitObjectArgument()))
         return TrainingEvent::ManualZero;
@@ -281,7 +299,7 @@ public:
     HelperEvents H;
     {
       llvm::SmallVector<TrainingEvent, 8> Inner;
-      EventCollector(Inner, Ctx, CallDepth - 1, Walk).TraverseStmt(Def->getBody());
+      EventCollector(Inner, Ctx, CallDepth - 1, Walk).collect(Walk.Facts(Def));
       if (!Inner.empty()) {
         llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
           return startsBefore(A.Call, B.Call, SM);
@@ -408,14 +426,14 @@ TrainingLoopAnalysis::withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bo
   return A;
 }
 
-TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx,
-                                           unsigned CallDepth, LinkedLookup Linked,
-                                           ParentsLookup Parents)
-    : Body(FunctionBody), Ctx(Ctx) {
+TrainingLoopAnalysis::TrainingLoopAnalysis(const FunctionFacts &Own, FactsLookup Facts,
+                                           ASTContext &Ctx, unsigned CallDepth, LinkedLookup Linked)
+    : Body(Own.body()), Ctx(Ctx) {
+  const Stmt *FunctionBody = Body;
   const SourceManager &SM = Ctx.getSourceManager();
-  WalkState Walk;
+  WalkState Walk(Facts);
   Walk.Linked = std::move(Linked);
-  EventCollector(AllEvents, Ctx, CallDepth, Walk).TraverseStmt(const_cast<Stmt *>(FunctionBody));
+  EventCollector(AllEvents, Ctx, CallDepth, Walk).collect(Own);
   CallsOtherUnits = Walk.CallsOtherUnits;
   FollowsNoCall = CallDepth == 0 && !Walk.Truncated && !Walk.MeetsOtherUnits;
   bool HasBackward = false, HasStep = false;
@@ -428,12 +446,7 @@ TrainingLoopAnalysis::TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext 
   llvm::stable_sort(AllEvents, [&](const TrainingEvent &A, const TrainingEvent &B) {
     return startsBefore(A.Call, B.Call, SM);
   });
-  if (Parents) {
-    PM = &Parents();
-  } else {
-    OwnPM = std::make_unique<ParentMap>(const_cast<Stmt *>(FunctionBody));
-    PM = OwnPM.get();
-  }
+  PM = &Own.parents();
 
   llvm::SmallVector<llvm::SmallVector<const Stmt *, 4>, 16> Chains;
   for (const TrainingEvent &E : AllEvents)
@@ -749,12 +762,13 @@ static std::string encodeHelperEvents(const HelperEvents &H) {
   return Out;
 }
 
-std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx) {
+std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
+                                          TrainingLoopAnalysis::FactsLookup Facts) {
   std::vector<std::string> Out;
   if (!Def || !isa_and_nonnull<CompoundStmt>(Def->getBody()))
     return Out;
   for (unsigned Depth = 1; Depth <= MaxSummaryDepth; ++Depth) {
-    WalkState Walk;
+    WalkState Walk(Facts);
     Walk.Summarising = true;
     llvm::SmallVector<TrainingEvent, 1> None;
     HelperEvents H = EventCollector(None, Ctx, Depth, Walk).helperEvents(Def);

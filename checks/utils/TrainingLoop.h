@@ -40,6 +40,8 @@
 
 namespace clang::tidy::torch_check {
 
+class FunctionFacts;
+
 /// One call the training-loop analysis tracks.
 struct TrainingEvent {
   enum Kind {
@@ -119,13 +121,12 @@ public:
   /// without the option (an OpaqueOptimizerUse when it receives an
   /// optimizer).
   using LinkedLookup = std::function<const FunctionSummary *(const FunctionDecl *)>;
-  /// \p Parents, when given, supplies the body's parent map (the analysis
-  /// core's, shared with the other analyses of the body); otherwise the
-  /// analysis builds its own when it needs one. The map must outlive the
-  /// analysis.
-  using ParentsLookup = llvm::function_ref<const ParentMap &()>;
-  TrainingLoopAnalysis(const Stmt *FunctionBody, ASTContext &Ctx, unsigned CallDepth = 0,
-                       LinkedLookup Linked = nullptr, ParentsLookup Parents = nullptr);
+  /// The facts of a body (FunctionFacts): the analysis reads the calls of
+  /// \p Own's body from them, and those of each helper it follows from
+  /// \p Facts; its parent map is \p Own's.
+  using FactsLookup = llvm::function_ref<const FunctionFacts &(const FunctionDecl *)>;
+  TrainingLoopAnalysis(const FunctionFacts &Own, FactsLookup Facts, ASTContext &Ctx,
+                       unsigned CallDepth = 0, LinkedLookup Linked = nullptr);
   /// The analysis of a body known to run no optimizer step (it calls
   /// nothing named `step`), without walking it: no training loop, no
   /// parent map, no event. \p FollowsNoCall as followsNoCall().
@@ -187,7 +188,6 @@ private:
 
   const Stmt *Body;
   ASTContext &Ctx;
-  std::unique_ptr<ParentMap> OwnPM;
   const ParentMap *PM = nullptr;
   llvm::SmallVector<TrainingEvent, 0> AllEvents; // (no inline storage: most bodies have none)
   llvm::SmallVector<TrainingLoop, 0> Loops; // (no inline storage: most bodies have none)
@@ -198,7 +198,8 @@ private:
 /// FunctionSummary::LoopEvents of the definition \p Def: the events a call
 /// of it contributes to a caller's training loop, for each depth the caller
 /// follows, computed from this translation unit alone (no linked summary).
-std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx);
+std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
+                                          TrainingLoopAnalysis::FactsLookup Facts);
 
 /// A step(closure) whose closure is not spelled at the call (it may zero the
 /// gradients); for a linked step, what its summary says.

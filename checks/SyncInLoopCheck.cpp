@@ -82,10 +82,15 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
       return inLoopBody(Call, Loop.Body, PM) &&
              Analysis.runsEveryIteration(Call, Loop, /*ThroughNestedLoops=*/true);
     };
+    // A call in this body that is one of the loop's events: a helper that
+    // steps or takes the optimizer (TrainingEvent, OpaqueOptimizerUse).
+    auto Trains = [&](const CallExpr *Call) {
+      return llvm::any_of(Loop.Events, [Call](const TrainingEvent &E) { return E.Call == Call; });
+    };
     for (const Fact *F : Facts.of(Fact::Sync)) {
       const auto *Call = dyn_cast<CallExpr>(F->S);
-      // habitualSync leaves out a value the loop branches on.
-      SyncKind K = Call ? habitualSync(Call, Loop.Loop, PM) : SyncKind::None;
+      // habitualSync leaves out a value that decides what the loop does.
+      SyncKind K = Call ? habitualSync(Call, Loop.Loop, PM, Trains) : SyncKind::None;
       if (K == SyncKind::None || !RunsEveryIteration(Call))
         continue;
       diag(Call->getExprLoc(),
@@ -102,7 +107,8 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
     // returned with item(), an image copied to the host for a preview).
     const SummaryTable &Summaries = core().summaries(Ctx);
     for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
-      if (!isa<CallExpr>(Call) || !RunsEveryIteration(Call) || valueDecidesControlFlow(Call, Loop.Loop, PM))
+      if (!isa<CallExpr>(Call) || !RunsEveryIteration(Call) ||
+          valueDecidesControlFlow(cast<CallExpr>(Call), Loop.Loop, PM, Trains))
         continue;
       const FunctionSummary *S = Summaries.lookup(Callee);
       const bool Elsewhere = !S;

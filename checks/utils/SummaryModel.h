@@ -149,7 +149,7 @@ struct FunctionSummary {
   unsigned Sync = NotReached;
   /// A host synchronisation kept for a reporting habit (Syncs.h's
   /// habitualSync: item(), cpu(), to(kCPU), torch::cuda::synchronize(), its
-  /// value deciding no branch) that runs on every call (runsOnEveryCall),
+  /// value deciding no exit, skip or training step) that runs on every call (runsOnEveryCall),
   /// in the body or through calls that themselves run on every call. A
   /// "must" effect: not composed through calls of other files' functions
   /// (their own level 0 is linked; deeper chains across files are not).

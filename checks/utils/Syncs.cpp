@@ -111,27 +111,28 @@ bool alreadyOnCpu(const Expr *Object) {
   return false;
 }
 
-/// True when \p E is (part of) the condition of an if/while/for/do/switch or
-/// `?:` at or below \p Stop: the host branches on its value.
-bool isInCondition(const Stmt *E, const Stmt *Stop, const ParentMap &PM) {
+/// The if, while, for, do, switch or `?:` at or below \p Stop whose
+/// condition \p E is (part of): the host branches on its value. Null when
+/// there is none.
+const Stmt *conditionOwner(const Stmt *E, const Stmt *Stop, const ParentMap &PM) {
   const Stmt *Child = E;
   for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
     if (const auto *If = dyn_cast<IfStmt>(P))
-      return If->getCond() == Child;
+      return If->getCond() == Child ? P : nullptr;
     if (const auto *While = dyn_cast<WhileStmt>(P))
-      return While->getCond() == Child;
+      return While->getCond() == Child ? P : nullptr;
     if (const auto *Do = dyn_cast<DoStmt>(P))
-      return Do->getCond() == Child;
+      return Do->getCond() == Child ? P : nullptr;
     if (const auto *For = dyn_cast<ForStmt>(P))
-      return For->getCond() == Child;
+      return For->getCond() == Child ? P : nullptr;
     if (const auto *Switch = dyn_cast<SwitchStmt>(P))
-      return Switch->getCond() == Child;
+      return Switch->getCond() == Child ? P : nullptr;
     if (const auto *CO = dyn_cast<ConditionalOperator>(P); CO && CO->getCond() == Child)
-      return true;
+      return P;
     if (P == Stop || !isa<Expr>(P))
-      return false;
+      return nullptr;
   }
-  return false;
+  return nullptr;
 }
 
 /// The local variable that the full expression holding \p Call initialises or
@@ -155,15 +156,6 @@ const VarDecl *assignedVariable(const Expr *Call, const ParentMap &PM) {
       if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit() == Top)
         return VD->hasLocalStorage() ? VD : nullptr;
   return nullptr;
-}
-
-/// True when some condition inside \p Scope (its own condition included) reads
-/// \p VD.
-bool readInCondition(const VarDecl *VD, const Stmt *Scope, const ParentMap &PM) {
-  return anyStmt(Scope, [&](const Stmt *S) {
-    const auto *DRE = dyn_cast<DeclRefExpr>(S);
-    return DRE && DRE->getDecl() == VD && isInCondition(DRE, Scope, PM);
-  });
 }
 
 /// `t.defined()` (Negated: `!t.defined()`), parentheses and conversions aside.
@@ -194,6 +186,27 @@ const Stmt *jumpTarget(const Stmt *Jump, const ParentMap &PM) {
   return nullptr;
 }
 
+/// The variable or field \p S writes as a whole: `v = e`, `v += e`, `++v`,
+/// `v--`, a class's `operator=` / `operator+=` on it. Null otherwise.
+const ValueDecl *writtenVariable(const Stmt *S) {
+  const Expr *Target = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    Target = BO->getLHS();
+  else if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
+    Target = UO->getSubExpr();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+           Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+    Target = Op->getArg(0);
+  if (!Target)
+    return nullptr;
+  Target = Target->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Target))
+    return isa<VarDecl>(DRE->getDecl()) ? DRE->getDecl() : nullptr;
+  if (const auto *ME = dyn_cast<MemberExpr>(Target))
+    return isa<FieldDecl>(ME->getMemberDecl()) ? ME->getMemberDecl() : nullptr;
+  return nullptr;
+}
+
 /// A `return` that only leaves when a tensor is not defined
 /// (`if (!p.grad().defined()) return;`).
 bool returnsOnlyWhenUndefined(const Stmt *Return, const ParentMap &PM) {
@@ -209,14 +222,66 @@ bool returnsOnlyWhenUndefined(const Stmt *Return, const ParentMap &PM) {
 
 } // namespace
 
-bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM) {
-  if (isInCondition(Call, Scope, PM))
-    return true;
-  const VarDecl *VD = assignedVariable(Call, PM);
-  return VD && readInCondition(VD, Scope, PM);
+/// The branch \p Owner chooses (by its condition) leaves or restarts a loop
+/// around it or the function (`break`, `continue`, `return`, `goto`; not
+/// `throw`, an error path), or runs a training step (a backward pass, an
+/// optimizer step or zero_grad, or a call \p IsTraining accepts); or Owner
+/// is a loop, whose condition decides how often it runs. Lambdas spelled in a
+/// branch do not count.
+static bool decidesIteration(const Stmt *Owner, const Stmt *Scope, const ParentMap &PM,
+                             TrainingCallFn IsTraining) {
+  if (!Owner)
+    return false;
+  if (isLoopStmt(Owner))
+    return true; // how many times a loop runs
+  const Stmt *Branches[2] = {nullptr, nullptr};
+  if (const auto *If = dyn_cast<IfStmt>(Owner))
+    Branches[0] = If->getThen(), Branches[1] = If->getElse();
+  else if (const auto *Switch = dyn_cast<SwitchStmt>(Owner))
+    Branches[0] = Switch->getBody();
+  else if (const auto *CO = dyn_cast<ConditionalOperator>(Owner))
+    Branches[0] = CO->getTrueExpr(), Branches[1] = CO->getFalseExpr();
+  auto Decides = [&](const Stmt *X) {
+    if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, CoreturnStmt>(X))
+      return true;
+    if (isa<BreakStmt, ContinueStmt>(X)) {
+      // Only a jump out of the statement itself (a loop around it).
+      const Stmt *Target = jumpTarget(X, PM);
+      return Target && Target != Owner && !isDescendant(Target, Owner, PM);
+    }
+    // A variable the branch writes and the loop reads elsewhere: an action
+    // chosen for the environment (`if (a.item<float>() < 0) act = 1;` ...
+    // `env.step(act)`), not a record kept for later (`best = v`).
+    if (const ValueDecl *Written = writtenVariable(X))
+      return anyStmt(Scope, [&](const Stmt *Use) {
+        return namesDecl(dyn_cast<Expr>(Use), Written) && Use != Owner &&
+               !isDescendant(Use, Owner, PM);
+      });
+    const auto *Call = dyn_cast<CallExpr>(X);
+    return Call &&
+           (classifyTrainingCall(Call) != TrainingCall::None || (IsTraining && IsTraining(Call)));
+  };
+  for (const Stmt *Branch : Branches)
+    if (Branch &&
+        anyStmt(Branch, Decides, [](const Stmt *X) { return isa<LambdaExpr, BlockExpr>(X); }))
+      return true;
+  return false;
 }
 
-SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM) {
+bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM,
+                             TrainingCallFn IsTraining) {
+  if (const Stmt *Owner = conditionOwner(Call, Scope, PM))
+    return decidesIteration(Owner, Scope, PM, IsTraining);
+  const VarDecl *VD = assignedVariable(Call, PM);
+  return VD && anyStmt(Scope, [&](const Stmt *S) {
+           const auto *DRE = dyn_cast<DeclRefExpr>(S);
+           return DRE && DRE->getDecl() == VD &&
+                  decidesIteration(conditionOwner(DRE, Scope, PM), Scope, PM, IsTraining);
+         });
+}
+
+SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM,
+                      TrainingCallFn IsTraining) {
   SyncKind K = classifySync(Call);
   if (K == SyncKind::None)
     return K;
@@ -225,7 +290,7 @@ SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &
     if (!Member || alreadyOnCpu(Member->getImplicitObjectArgument()))
       return SyncKind::None;
   }
-  if (valueDecidesControlFlow(Call, Scope, PM))
+  if (valueDecidesControlFlow(Call, Scope, PM, IsTraining))
     return SyncKind::None;
   return K;
 }

@@ -16,6 +16,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::torch_check {
@@ -28,19 +29,31 @@ SyncKind classifySync(const CallExpr *Call);
 /// How a message names \p K ("item()", "cpu()", "to(kCPU)", ...).
 llvm::StringRef syncSpelling(SyncKind K);
 
-/// The host needs the value of \p Call: it decides a branch inside \p Scope,
-/// directly (`if (loss.item<float>() > t)`, an assertion) or through a local
-/// variable that a condition there reads (`v = t.item<float>(); if (v < eps)
-/// break;`). A synchronisation whose value does is the algorithm's, not a
-/// reporting habit (and so is a call of a helper that returns such a value).
-bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM);
+/// Accepts a call that trains, besides a backward pass, an optimizer step and
+/// zero_grad (a training loop's events: a helper that steps, a call that
+/// receives the optimizer).
+using TrainingCallFn = llvm::function_ref<bool(const CallExpr *)>;
+
+/// The host needs the value of \p Call on every iteration to decide what
+/// the training does: inside \p Scope, the value, directly or through a
+/// local variable it is stored in with `=`, is the condition of a loop (how
+/// often it runs), or of an `if`, `switch` or `?:` whose branch leaves or
+/// restarts the loop (`if (kl > target) break;`, `if (v < eps) return;`,
+/// `if (!std::isfinite(v)) continue;`) or trains (`if (loss.item<float>() > t)
+/// { loss.backward(); opt.step(); }`, a call \p IsTraining accepts).
+/// A synchronisation whose value does is the algorithm's. One whose value
+/// only chooses what to print, whether to save a checkpoint of the best
+/// model, or whether to throw (an assertion: AT_ASSERT, TORCH_CHECK) is a
+/// wait on every iteration that could wait for the end of the epoch.
+bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM,
+                             TrainingCallFn IsTraining = nullptr);
 
 /// \p Call synchronises for a reporting habit: a kind classifySync knows, on a
 /// tensor not already on the CPU (a `.cpu()` result, a DataLoader batch's
-/// field), whose value no condition inside \p Scope reads (an `if` on
-/// `loss.item<float>()`, an assertion, a variable a condition reads: the
-/// algorithm's, not a habit). SyncKind::None when it is not.
-SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM);
+/// field), whose value does not decide what the training does inside \p Scope
+/// (valueDecidesControlFlow). SyncKind::None when it is not.
+SyncKind habitualSync(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM,
+                      TrainingCallFn IsTraining = nullptr);
 
 /// \p S runs on every call of the function whose body is \p Body: no `if`,
 /// `switch`, `?:`, `&&` or `||` chooses it (except a test of whether a tensor

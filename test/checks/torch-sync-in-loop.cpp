@@ -263,12 +263,95 @@ void batch_to_device_then_host(Net &model, Loader &loader, torch::optim::SGD &op
       throw std::runtime_error("loss is not finite");                          \
   } while (false)
 
+// An assertion on the value waits for the device on every step only to
+// throw: flagged (it could check a device-side flag once per epoch).
 void nan_assertion(Net &model, torch::optim::SGD &opt, torch::Tensor x) {
   for (int i = 0; i < 100; ++i) {
     opt.zero_grad();
     auto loss = model(x).sum();
     ASSERT_FINITE(std::isfinite(loss.item<float>()));
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: 'item()' on every iteration of the training loop
+    // synchronizes CHECK-MESSAGES: :[[@LINE-5]]:3: note: training loop here
+    TORCH_CHECK(!std::isnan(loss.item<float>()), "loss is NaN");
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item()' on every iteration of the training loop
+    // synchronizes CHECK-MESSAGES: :[[@LINE-8]]:3: note: training loop here
+    AT_ASSERT(loss.item<float>() < 1e9f);
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' on every iteration of the training loop
+    // synchronizes CHECK-MESSAGES: :[[@LINE-11]]:3: note: training loop here
     loss.backward();
+    opt.step();
+  }
+}
+
+// The value chooses only what is printed or saved: the best loss so far and
+// its checkpoint, a counter. Flagged: the comparison can run on the device
+// (torch::minimum) or once per epoch.
+void best_checkpoint(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  float best = 1e9f;
+  int improved = 0;
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    if (best > loss.item<float>()) {
+      // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' on every iteration of the training loop
+      // synchronizes CHECK-MESSAGES: :[[@LINE-7]]:3: note: training loop here
+      best = loss.item<float>(); // (runs only when the loss improved)
+      std::printf("new best\n");
+    }
+    float v = loss.detach().mean().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' on every iteration of the training loop
+    // synchronizes CHECK-MESSAGES: :[[@LINE-13]]:3: note: training loop here
+    if (v < 0.5f)
+      ++improved;
+    std::printf("%s\n", loss.item<float>() < 1.0f ? "converged" : "");
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'item()' on every iteration of the training loop
+    // synchronizes CHECK-MESSAGES: :[[@LINE-18]]:3: note: training loop here
+  }
+  std::printf("%d %f\n", improved, best);
+}
+
+// Look-alikes: the value decides what the training does on this iteration.
+void update(Net &model, torch::optim::SGD &opt, const torch::Tensor &loss);
+void value_decides_the_step(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  for (int i = 0; i < 100; ++i) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    if (std::isnan(loss.item<float>())) // skips the step: the algorithm's
+      continue;
+    float v = loss.item<float>();
+    if (v > 10.0f) { // a helper that takes the optimizer steps in the branch
+      update(model, opt, loss);
+    } else {
+      loss.backward();
+      opt.step();
+    }
+    switch (loss.item<int>()) {
+    case 0:
+      break; // leaves only the switch
+    default:
+      return;
+    }
+  }
+}
+
+// Look-alike: a reinforcement-learning step picks the action for the
+// environment from the policy's output; the loop reads the chosen action.
+int env_step(int action);
+void act_and_learn(Net &policy, torch::optim::Adam &opt, torch::Tensor state) {
+  for (int t = 0; t < 1000; ++t) {
+    auto out = policy(state);
+    int action;
+    if (out.item<float>() < 0.0f)
+      action = 0;
+    else if (out.item<float>() < 0.5f)
+      action = 1;
+    else
+      action = 2;
+    int reward = env_step(action);
+    opt.zero_grad();
+    (out * reward).sum().backward();
     opt.step();
   }
 }
@@ -359,7 +442,7 @@ void train_with_helpers(Net &model, torch::optim::SGD &opt, std::vector<torch::T
 }
 
 // Look-alikes: helpers that synchronise only sometimes, or whose value the
-// loop branches on, or that the loop calls only sometimes.
+// loop leaves on, or that the loop calls only sometimes.
 void log_every(int step, const torch::Tensor &loss) {
   if (step % 100 != 0)
     return;
@@ -385,8 +468,11 @@ void train_with_quiet_helpers(Net &model, torch::optim::SGD &opt, torch::Tensor 
     opt.step();
     log_every(step, loss);
     log_when(verbose, loss);
-    if (loss_value(loss) < best) // the loop branches on the value: the algorithm's
+    if (loss_value(loss) < best) // the value chooses only a bookkeeping branch
       best = 0;
+    // CHECK-MESSAGES: :[[@LINE-2]]:9: warning: 'loss_value' synchronizes the host with the device
+    // on every call CHECK-MESSAGES: :[[@LINE-19]]:59: note: 'item()' here, in 'loss_value'
+    // CHECK-MESSAGES: :[[@LINE-11]]:3: note: training loop here
     if (diverged(loss))
       break;
     if (step % 50 == 0)

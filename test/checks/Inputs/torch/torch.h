@@ -2,3 +2,4 @@
 #pragma once
 #include "mock_core.h"
 #include "mock_nn.h"
+#include <c10/util/Exception.h>

@@ -123,6 +123,63 @@ private:
   llvm::StringRef Header;
   llvm::DenseSet<FileID> &Files;
 };
+/// The arguments of the guard a fix-it declares for \p Switch.
+struct GuardArguments {
+  std::string Device; ///< empty when the device cannot be spelled
+  std::string Dtype;
+  /// The neighbouring set_autocast_*_dtype statement whose dtype the guard
+  /// takes (the fix-it removes it), or null.
+  const Stmt *DtypeStmt = nullptr;
+};
+
+/// The device of the call, and the dtype a neighbouring set_autocast_*_dtype
+/// sets (folded into the guard) or the dtype autocast has now (what
+/// torch.autocast uses without a dtype).
+GuardArguments guardArguments(const AutocastSwitch &Switch, const ModeScope &Scope,
+                              const ParentMap &PM, ASTContext &Ctx, const LangOptions &LangOpts) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  GuardArguments Args;
+  if (Switch.DeviceGeneric)
+    Args.Device = textOf(Switch.Device.Arg, SM, LangOpts);
+  else if (Switch.Device.Name == "CUDA" || Switch.Device.Name == "CPU")
+    Args.Device = ("at::k" + Switch.Device.Name).str();
+  else
+    Args.Device = ("c10::DeviceType::" + Switch.Device.Name).str();
+
+  if (Scope.Result == ModeScope::Fixable) {
+    llvm::SmallVector<const Stmt *, 4> Neighbours;
+    const auto *Block = cast<CompoundStmt>(PM.getParent(Scope.EnterStmt));
+    for (auto It = Block->body_begin(); It != Block->body_end(); ++It)
+      if (*It == Scope.EnterStmt && It != Block->body_begin())
+        Neighbours.push_back(*std::prev(It));
+    for (const Stmt *S : Scope.Between) {
+      const CallExpr *Call = statementCall(S);
+      if (!Call || !isAutocastApiCall(Call))
+        break;
+      Neighbours.push_back(S);
+    }
+    for (const Stmt *S : Neighbours) {
+      AutocastDtypeSetter Setter = classifyAutocastDtypeSetter(statementCall(S), Ctx);
+      if (!Setter.Dtype || Setter.Device.Name != Switch.Device.Name ||
+          (Switch.Device.Name.empty() && textOf(Setter.Device.Arg, SM, LangOpts) != Args.Device))
+        continue;
+      Args.Dtype = textOf(Setter.Dtype, SM, LangOpts);
+      if (!Args.Dtype.empty())
+        Args.DtypeStmt = S;
+      break;
+    }
+  }
+  if (!Args.DtypeStmt) {
+    if (Switch.DeviceGeneric || defaultAutocastDtype(Switch.Device.Name).empty())
+      Args.Dtype = "at::autocast::get_autocast_dtype(" + Args.Device + ")";
+    else if (Switch.Device.Name == "CUDA")
+      Args.Dtype = "at::autocast::get_autocast_gpu_dtype()";
+    else
+      Args.Dtype = ("at::autocast::get_autocast_" + Switch.Device.Name.lower() + "_dtype()");
+  }
+  return Args;
+}
+
 } // namespace
 
 void AutocastNotRestoredCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
@@ -198,64 +255,21 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
                           "cleared");
       D << InLambda << FD->getNameAsString() << Enable->getSourceRange();
 
-      // The guard's arguments: the device of the call, and the dtype a
-      // neighbouring set_autocast_*_dtype sets (folded into the guard) or the
-      // dtype autocast has now (what torch.autocast uses without a dtype).
-      std::string DeviceText;
-      if (Switch.DeviceGeneric)
-        DeviceText = textOf(Switch.Device.Arg, SM, LangOpts);
-      else if (Device.Name == "CUDA" || Device.Name == "CPU")
-        DeviceText = ("at::k" + Device.Name).str();
-      else
-        DeviceText = ("c10::DeviceType::" + Device.Name).str();
-
-      const Stmt *DtypeStmt = nullptr;
-      std::string DtypeText;
-      if (Scope.Result == ModeScope::Fixable) {
-        llvm::SmallVector<const Stmt *, 4> Neighbours;
-        const auto *Block = cast<CompoundStmt>(PM.getParent(Scope.EnterStmt));
-        for (auto It = Block->body_begin(); It != Block->body_end(); ++It)
-          if (*It == Scope.EnterStmt && It != Block->body_begin())
-            Neighbours.push_back(*std::prev(It));
-        for (const Stmt *S : Scope.Between) {
-          const CallExpr *Call = statementCall(S);
-          if (!Call || !isAutocastApiCall(Call))
-            break;
-          Neighbours.push_back(S);
-        }
-        for (const Stmt *S : Neighbours) {
-          AutocastDtypeSetter Setter = classifyAutocastDtypeSetter(statementCall(S), Ctx);
-          if (!Setter.Dtype || Setter.Device.Name != Device.Name ||
-              (Device.Name.empty() && textOf(Setter.Device.Arg, SM, LangOpts) != DeviceText))
-            continue;
-          DtypeText = textOf(Setter.Dtype, SM, LangOpts);
-          if (!DtypeText.empty())
-            DtypeStmt = S;
-          break;
-        }
-      }
-      if (!DtypeStmt) {
-        if (Switch.DeviceGeneric || defaultAutocastDtype(Device.Name).empty())
-          DtypeText = "at::autocast::get_autocast_dtype(" + DeviceText + ")";
-        else if (Device.Name == "CUDA")
-          DtypeText = "at::autocast::get_autocast_gpu_dtype()";
-        else
-          DtypeText = ("at::autocast::get_autocast_" + Device.Name.lower() + "_dtype()");
-      }
+      const GuardArguments Args = guardArguments(Switch, Scope, PM, Ctx, LangOpts);
 
       CharSourceRange EnableRange = Lexer::makeFileCharRange(
           CharSourceRange::getTokenRange(Enable->getSourceRange()), SM, LangOpts);
       llvm::SmallVector<FixItHint, 2> Fixes;
-      if (!DeviceText.empty())
+      if (!Args.Device.empty())
         Fixes = guardScopeFixes(Scope, EnableRange,
-                                GuardType + " " + GuardName + "(" + DeviceText + ", " + DtypeText +
-                                    ")",
+                                GuardType + " " + GuardName + "(" + Args.Device + ", " +
+                                    Args.Dtype + ")",
                                 SM, LangOpts);
       if (!Fixes.empty()) {
         // The guard sets the dtype and clears the cast cache at the end of
         // the outermost scope: the statements that did it by hand go.
         const Stmt *Last = Scope.Between.empty() ? nullptr : Scope.Between.back();
-        for (const Stmt *S : {DtypeStmt, isClearCache(Last) ? Last : nullptr}) {
+        for (const Stmt *S : {Args.DtypeStmt, isClearCache(Last) ? Last : nullptr}) {
           if (!S)
             continue;
           CharSourceRange Removal = statementRemovalRange(S, SM, LangOpts);
@@ -275,36 +289,44 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
           D << *Include;
     }
 
-    if (Escapes) {
-      const Stmt *Last = escapeStatement(*Paths.Escapes.front());
-      if (isa_and_nonnull<ReturnStmt>(Last))
-        diag(compat::beginLoc(Last), "autocast is still on when it returns here",
-             DiagnosticIDs::Note);
-      else if (isa_and_nonnull<CXXThrowExpr>(Last))
-        diag(compat::beginLoc(Last), "autocast is still on when this exception leaves",
-             DiagnosticIDs::Note);
-      else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
-        diag(CS->getRBracLoc(), "autocast is still on at the end", DiagnosticIDs::Note);
-    } else {
-      diag(compat::beginLoc(FirstThrowing), "this call may throw before autocast is switched off",
-           DiagnosticIDs::Note);
-      diag(compat::beginLoc(Paths.Restore), "switched off here", DiagnosticIDs::Note);
-    }
-    if (Fixed)
-      continue;
-    if (Scope.Result == ModeScope::NoPair)
-      diag(compat::beginLoc(Enable),
-           "no fix-it: autocast is not switched off later in the same block; hold a '%0' for "
-           "the scope that needs autocast",
-           DiagnosticIDs::Note)
-          << GuardType;
-    else if (Scope.Result == ModeScope::UsedAfter)
-      diag(compat::beginLoc(Scope.RestoreStmt),
-           "no fix-it: variables declared while autocast is on are used after it is switched "
-           "off; hold a '%0' for the scope that needs autocast",
-           DiagnosticIDs::Note)
-          << GuardType;
+    noteWhy(Escapes, Paths, FirstThrowing, CodeBody);
+    if (!Fixed)
+      noteNoFix(Enable, Scope);
   }
+}
+
+void AutocastNotRestoredCheck::noteWhy(bool Escapes, const ModePaths &Paths,
+                                       const CallExpr *FirstThrowing, const Stmt *CodeBody) {
+  if (Escapes) {
+    const Stmt *Last = escapeStatement(*Paths.Escapes.front());
+    if (isa_and_nonnull<ReturnStmt>(Last))
+      diag(compat::beginLoc(Last), "autocast is still on when it returns here",
+           DiagnosticIDs::Note);
+    else if (isa_and_nonnull<CXXThrowExpr>(Last))
+      diag(compat::beginLoc(Last), "autocast is still on when this exception leaves",
+           DiagnosticIDs::Note);
+    else if (const auto *CS = dyn_cast<CompoundStmt>(CodeBody))
+      diag(CS->getRBracLoc(), "autocast is still on at the end", DiagnosticIDs::Note);
+    return;
+  }
+  diag(compat::beginLoc(FirstThrowing), "this call may throw before autocast is switched off",
+       DiagnosticIDs::Note);
+  diag(compat::beginLoc(Paths.Restore), "switched off here", DiagnosticIDs::Note);
+}
+
+void AutocastNotRestoredCheck::noteNoFix(const CallExpr *Enable, const ModeScope &Scope) {
+  if (Scope.Result == ModeScope::NoPair)
+    diag(compat::beginLoc(Enable),
+         "no fix-it: autocast is not switched off later in the same block; hold a '%0' for "
+         "the scope that needs autocast",
+         DiagnosticIDs::Note)
+        << GuardType;
+  else if (Scope.Result == ModeScope::UsedAfter)
+    diag(compat::beginLoc(Scope.RestoreStmt),
+         "no fix-it: variables declared while autocast is on are used after it is switched "
+         "off; hold a '%0' for the scope that needs autocast",
+         DiagnosticIDs::Note)
+        << GuardType;
 }
 
 } // namespace clang::tidy::torch_check

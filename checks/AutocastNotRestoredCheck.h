@@ -3,8 +3,9 @@
 #ifndef LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_AUTOCASTNOTRESTOREDCHECK_H
 
-#include "utils/ModeRestoreCheck.h"
 #include "clang-tidy/utils/IncludeInserter.h"
+#include "utils/ModeRestore.h"
+#include "utils/ModeRestoreCheck.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch_check {
@@ -25,6 +26,13 @@ public:
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 
 private:
+  /// The notes that say why: where autocast is still on when the code leaves
+  /// (Escapes), or the call that may throw before the switch back.
+  void noteWhy(bool Escapes, const ModePaths &Paths, const CallExpr *FirstThrowing,
+               const Stmt *CodeBody);
+  /// Why there is no fix-it, when the scope says.
+  void noteNoFix(const CallExpr *Enable, const ModeScope &Scope);
+
   const std::string GuardType;
   const std::string GuardHeader;
   utils::IncludeInserter Inserter;

@@ -162,46 +162,14 @@ void forwardObjects(const Stmt *Root, llvm::SmallPtrSetImpl<const ValueDecl *> &
   });
 }
 
-} // namespace
-
-void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
+/// Adds to \p F.Sources the autocast switches that compute in float16: the
+/// dtype every setter of the device in the same body sets is a constant
+/// float16, or none sets one and float16 is the device's default (CUDA). A
+/// dtype chosen at run time, or any other dtype, is no evidence. Scope
+/// sources get the block their object lives in.
+void addSwitchSources(Facts &F, const ParentMap &PM, const Stmt *Body, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  // What the walk below looks for: an autocast dtype setter
-  // (set_autocast_dtype, set_autocast_<device>_dtype) for the translation
-  // unit's evidence; or a backward pass (isBackwardOrGradCall) with a float16
-  // source before it: an autocast switch (set_autocast_enabled,
-  // set_autocast_<device>_enabled, set_<device>_autocast_enabled), a scope
-  // object of a class named like autocast, a module's to().
-  const FunctionFacts &Shared = core().facts(FD, Ctx);
-  if (!Shared.callsNamed([](StringRef N) {
-        return N.starts_with("set_autocast_") && N.ends_with("_dtype");
-      }) &&
-      !(Shared.callsNamed([](StringRef N) { return N == "backward" || N == "grad"; }) &&
-        Shared.callsNamed([](StringRef N) {
-          return N == "to" || (N.starts_with("set_") && N.ends_with("enabled")) ||
-                 containsInsensitive(N, "autocast");
-        })))
-    return;
-  Facts F;
-  Collector C(Ctx, F);
-  C.TraverseStmt(const_cast<Stmt *>(Body));
-  // A CUDA dtype other than float16 set anywhere in the translation unit
-  // (in main, a setup function): CUDA's default is no evidence then.
-  for (const auto &[SetCall, Setter] : F.DtypeSetters)
-    if (Setter.Device.mayBe(AutocastDevice{"CUDA"}) &&
-        !isHalfDtypeName(scalarTypeName(Setter.Dtype, Ctx)))
-      OtherCudaDtypeSet = true;
-  if (F.Backwards.empty() || F.UsesScalerObject)
-    return;
-  const ParentMap &PM = core().facts(FD, Ctx).parents();
-  auto Before = [&](const Stmt *A, const Stmt *B) {
-    return startsBefore(A, B, SM);
-  };
-
-  // Autocast switches that compute in float16: the dtype every setter of the
-  // device in the same body sets is a constant float16, or none sets one and
-  // float16 is the device's default (CUDA). A dtype chosen at run time, or
-  // any other dtype, is no evidence.
+  auto Before = [&](const Stmt *A, const Stmt *B) { return startsBefore(A, B, SM); };
   for (const auto &[Call, Switch] : F.Switches) {
     if (Switch.Value != AutocastSwitch::Enables || Switch.Device.Name.empty())
       continue;
@@ -230,72 +198,120 @@ void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stm
         S = PM.getParent(S);
       Src.Block = S ? PM.getParent(S) : nullptr;
     }
+}
 
-  // The float16 source a computation at \p S depends on, if any.
-  auto SourceFor = [&](const Expr *S) -> const Fp16Source * {
-    const Stmt *CodeBody = enclosingCodeBody(S, PM, Body);
-    llvm::SmallPtrSet<const ValueDecl *, 4> Forwarded;
-    forwardObjects(S, Forwarded);
-    for (const Fp16Source &Src : F.Sources) {
-      if (!Src.At || !Before(Src.At, S))
-        continue;
-      switch (Src.What) {
-      case Fp16Source::Switch:
-        if (enclosingCodeBody(Src.At, PM, Body) == CodeBody && (!Src.End || Before(S, Src.End)))
-          return &Src;
-        break;
-      case Fp16Source::Scope:
-        if (Src.Block && isDescendant(S, Src.Block, PM))
-          return &Src;
-        break;
-      case Fp16Source::HalfModule:
-        if (Forwarded.contains(Src.Module))
-          return &Src;
-        break;
-      }
+/// The float16 source a computation at \p S depends on, if any.
+const Fp16Source *sourceFor(const Expr *S, const Facts &F, const ParentMap &PM, const Stmt *Body,
+                            const SourceManager &SM) {
+  auto Before = [&](const Stmt *A, const Stmt *B) { return startsBefore(A, B, SM); };
+  const Stmt *CodeBody = enclosingCodeBody(S, PM, Body);
+  llvm::SmallPtrSet<const ValueDecl *, 4> Forwarded;
+  forwardObjects(S, Forwarded);
+  for (const Fp16Source &Src : F.Sources) {
+    if (!Src.At || !Before(Src.At, S))
+      continue;
+    switch (Src.What) {
+    case Fp16Source::Switch:
+      if (enclosingCodeBody(Src.At, PM, Body) == CodeBody && (!Src.End || Before(S, Src.End)))
+        return &Src;
+      break;
+    case Fp16Source::Scope:
+      if (Src.Block && isDescendant(S, Src.Block, PM))
+        return &Src;
+      break;
+    case Fp16Source::HalfModule:
+      if (Forwarded.contains(Src.Module))
+        return &Src;
+      break;
     }
-    return nullptr;
-  };
+  }
+  return nullptr;
+}
+
+/// Where the loss \p Loss of \p Backward computes in float16: the source of
+/// the loss and of what it is computed from, a few assignments deep; Scaled
+/// when a scaling is met first (then no source).
+struct LossSource {
+  const Fp16Source *Found = nullptr;
+  bool Scaled = false;
+};
+LossSource lossSource(const CallExpr *Backward, const Expr *Loss, const Stmt *Body,
+                      const SourceManager &SM,
+                      llvm::function_ref<const Fp16Source *(const Expr *)> SourceFor) {
+  llvm::SmallVector<std::pair<const Expr *, unsigned>, 8> Work{{Loss, 0}};
+  llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
+  const Fp16Source *Found = nullptr;
+  while (!Work.empty()) {
+    auto [E, Depth] = Work.pop_back_val();
+    if (Depth <= 1 && mentionsScaling(E))
+      return {nullptr, true};
+    if (!Found && (isa<CallExpr>(E->IgnoreImplicit()) || Depth > 0))
+      Found = SourceFor(E);
+    if (Depth >= 4)
+      continue;
+    llvm::SmallVector<const DeclRefExpr *, 4> Refs;
+    llvm::SmallVector<const Stmt *, 8> Stack{E};
+    while (!Stack.empty()) {
+      const Stmt *S = Stack.pop_back_val();
+      if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S))
+        Refs.push_back(DRE);
+      if (S)
+        for (const Stmt *Child : S->children())
+          Stack.push_back(Child);
+    }
+    for (const DeclRefExpr *DRE : Refs) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!VD || !VD->isLocalVarDecl() || !Seen.insert(VD).second)
+        continue;
+      if (const Expr *Init = VD->getInit())
+        Work.push_back({Init, Depth + 1});
+      llvm::SmallVector<const Expr *, 4> Assigned;
+      assignedValues(Body, VD, Assigned);
+      for (const Expr *A : Assigned)
+        if (startsBefore(A, Backward, SM))
+          Work.push_back({A, Depth + 1});
+    }
+  }
+  return {Found, false};
+}
+
+} // namespace
+
+void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body,
+                                               ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  // What the walk below looks for: an autocast dtype setter
+  // (set_autocast_dtype, set_autocast_<device>_dtype) for the translation
+  // unit's evidence; or a backward pass (isBackwardOrGradCall) with a float16
+  // source before it: an autocast switch (set_autocast_enabled,
+  // set_autocast_<device>_enabled, set_<device>_autocast_enabled), a scope
+  // object of a class named like autocast, a module's to().
+  const FunctionFacts &Shared = core().facts(FD, Ctx);
+  if (!Shared.callsNamed(
+          [](StringRef N) { return N.starts_with("set_autocast_") && N.ends_with("_dtype"); }) &&
+      !(Shared.callsNamed([](StringRef N) { return N == "backward" || N == "grad"; }) &&
+        Shared.callsNamed([](StringRef N) {
+          return N == "to" || (N.starts_with("set_") && N.ends_with("enabled")) ||
+                 containsInsensitive(N, "autocast");
+        })))
+    return;
+  Facts F;
+  Collector C(Ctx, F);
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+  // A CUDA dtype other than float16 set anywhere in the translation unit
+  // (in main, a setup function): CUDA's default is no evidence then.
+  for (const auto &[SetCall, Setter] : F.DtypeSetters)
+    if (Setter.Device.mayBe(AutocastDevice{"CUDA"}) &&
+        !isHalfDtypeName(scalarTypeName(Setter.Dtype, Ctx)))
+      OtherCudaDtypeSet = true;
+  if (F.Backwards.empty() || F.UsesScalerObject)
+    return;
+  const ParentMap &PM = Shared.parents();
+  addSwitchSources(F, PM, Body, Ctx);
+  auto SourceFor = [&](const Expr *S) { return sourceFor(S, F, PM, Body, SM); };
 
   for (const auto &[Backward, Loss] : F.Backwards) {
-    // The loss and what it is computed from, a few assignments deep.
-    llvm::SmallVector<std::pair<const Expr *, unsigned>, 8> Work{{Loss, 0}};
-    llvm::SmallPtrSet<const ValueDecl *, 8> Seen;
-    const Fp16Source *Found = nullptr;
-    bool Scaled = false;
-    while (!Work.empty() && !Scaled) {
-      auto [E, Depth] = Work.pop_back_val();
-      if (Depth <= 1 && mentionsScaling(E)) {
-        Scaled = true;
-        break;
-      }
-      if (!Found && (isa<CallExpr>(E->IgnoreImplicit()) || Depth > 0))
-        Found = SourceFor(E);
-      if (Depth >= 4)
-        continue;
-      llvm::SmallVector<const DeclRefExpr *, 4> Refs;
-      llvm::SmallVector<const Stmt *, 8> Stack{E};
-      while (!Stack.empty()) {
-        const Stmt *S = Stack.pop_back_val();
-        if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(S))
-          Refs.push_back(DRE);
-        if (S)
-          for (const Stmt *Child : S->children())
-            Stack.push_back(Child);
-      }
-      for (const DeclRefExpr *DRE : Refs) {
-        const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-        if (!VD || !VD->isLocalVarDecl() || !Seen.insert(VD).second)
-          continue;
-        if (const Expr *Init = VD->getInit())
-          Work.push_back({Init, Depth + 1});
-        llvm::SmallVector<const Expr *, 4> Assigned;
-        assignedValues(Body, VD, Assigned);
-        for (const Expr *A : Assigned)
-          if (Before(A, Backward))
-            Work.push_back({A, Depth + 1});
-      }
-    }
+    auto [Found, Scaled] = lossSource(Backward, Loss, Body, SM, SourceFor);
     if (Scaled || !Found)
       continue;
     if (Found->What == Fp16Source::Switch && Found->DefaultDtype) {

@@ -107,8 +107,7 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
     // returned with item(), an image copied to the host for a preview).
     const SummaryTable &Summaries = core().summaries(Ctx);
     for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
-      if (!isa<CallExpr>(Call) || !RunsEveryIteration(Call) ||
-          valueDecidesControlFlow(cast<CallExpr>(Call), Loop.Loop, PM, Trains))
+      if (!RunsEveryIteration(Call) || valueDecidesControlFlow(Call, Loop.Loop, PM, Trains))
         continue;
       const FunctionSummary *S = Summaries.lookup(Callee);
       const bool Elsewhere = !S;

@@ -70,6 +70,10 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
     if (Local.followsNoCall())
       return Local;
   }
+  // The facts of the body and of each helper the analysis follows.
+  auto FactsOf = [&](const FunctionDecl *Helper) -> const FunctionFacts & {
+    return facts(Helper, Ctx);
+  };
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
   if (!Slot) {
     // Every training loop has an optimizer step: a body that calls nothing
@@ -79,10 +83,7 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
     if (!F.callsNamed("step") && (CallDepth == 0 || !F.followsCalls()))
       Slot = TrainingLoopAnalysis::withoutSteps(FD->getBody(), Ctx, !F.followsCalls());
     else
-      Slot = std::make_unique<TrainingLoopAnalysis>(
-          F,
-          [&](const FunctionDecl *Helper) -> const FunctionFacts & { return facts(Helper, Ctx); },
-          Ctx, CallDepth);
+      Slot = std::make_unique<TrainingLoopAnalysis>(F, FactsOf, Ctx, CallDepth);
   }
   // Without a linked file the answers are those of no summary: the same
   // analysis, built again only to record the questions when they are written.
@@ -91,9 +92,8 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
   std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
   if (!LinkedSlot)
     LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
-        facts(FD, Ctx),
-        [&](const FunctionDecl *Helper) -> const FunctionFacts & { return facts(Helper, Ctx); },
-        Ctx, CallDepth, [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
+        facts(FD, Ctx), FactsOf, Ctx, CallDepth,
+        [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
   return *LinkedSlot;
 }
 
@@ -163,13 +163,11 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
     auto Table = std::make_unique<SummaryTable>();
     llvm::ArrayRef<const FunctionDecl *> All = userFunctions(Ctx);
     HistoryFunctions &H = history(Ctx);
+    auto FactsOf = [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); };
     Table->build(
-        All, Ctx, [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); },
+        All, Ctx, FactsOf,
         [&](const FunctionDecl *FD, const FunctionFacts &F, FunctionSummary &S) {
-          S.LoopEvents =
-              helperLoopEvents(FD, Ctx, [&](const FunctionDecl *Helper) -> const FunctionFacts & {
-                return facts(Helper, Ctx);
-              });
+          S.LoopEvents = helperLoopEvents(FD, Ctx, FactsOf);
           summariseHistory(FD, F, Ctx, H, S);
         },
         External.get());

@@ -254,8 +254,7 @@ static bool decidesIteration(const Stmt *Owner, const Stmt *Scope, const ParentM
     // `env.step(act)`), not a record kept for later (`best = v`).
     if (const ValueDecl *Written = writtenVariable(X))
       return anyStmt(Scope, [&](const Stmt *Use) {
-        return namesDecl(dyn_cast<Expr>(Use), Written) && Use != Owner &&
-               !isDescendant(Use, Owner, PM);
+        return namesDecl(dyn_cast<Expr>(Use), Written) && !isDescendant(Use, Owner, PM);
       });
     const auto *Call = dyn_cast<CallExpr>(X);
     return Call &&

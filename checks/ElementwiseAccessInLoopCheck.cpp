@@ -75,6 +75,13 @@ const Expr *indexStep(const Expr *E) {
   return tensorIntegerIndexStep(E, Ignored);
 }
 
+/// `e.to(...)` on an indexing step `e`: the conversion of one element (or
+/// one row), part of reading it rather than tensor work of the loop's own.
+bool isElementConversion(const CXXMemberCallExpr *MC) {
+  return MC && tensorMethodName(MC) == "to" &&
+         indexStep(skipImplicitTemporaries(MC->getImplicitObjectArgument()));
+}
+
 /// A number (not a tensor) as written: the value converted to Scalar.
 bool isNumber(const Expr *E) {
   const Expr *V = scalarConversionSource(E);
@@ -169,6 +176,8 @@ struct ElementwiseAccessInLoopCheck::Access {
   const CXXMemberCallExpr *Item = nullptr; ///< `.item<T>()` on Root itself
   const Expr *Written = nullptr;           ///< the number assigned to Root (`=`, `+=`...)
   bool IndexPut = false;                   ///< t.index_put_({...}, v)
+  bool ThroughRow = false;                 ///< read through a row variable (`auto r = t[i]; r[0]`)
+  bool Converted = false;                  ///< item() of a conversion (`t[i].to(kLong).item()`)
 };
 
 /// The accesses of one tensor in one loop.
@@ -203,6 +212,33 @@ bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
   return A.Tensor != nullptr;
 }
 
+/// The access \p A of a row variable (`auto bbox = dets[i]; bbox[0].item()`)
+/// as an access of the tensor the row was taken from, its indices first:
+/// the row is a view, so every access through it is one of `dets`. None when
+/// the tensor of \p A is no local initialised by integer indexing steps on
+/// a named tensor, or is assigned again in \p Body.
+std::optional<ElementwiseAccessInLoopCheck::Access>
+throughRow(const ElementwiseAccessInLoopCheck::Access &A, const Stmt *Body) {
+  const auto *VD = dyn_cast_or_null<VarDecl>(A.Tensor);
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+      isAssignedWithin(VD, Body))
+    return std::nullopt;
+  const Expr *Init = skipImplicitTemporaries(VD->getInit());
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init); CE && CE->getNumArgs() == 1)
+    Init = skipImplicitTemporaries(CE->getArg(0));
+  ElementwiseAccessInLoopCheck::Access Row;
+  if (!indexStep(Init) || !parseChain(Init, Row) || Row.Tensor == VD)
+    return std::nullopt;
+  Row.Root = A.Root;
+  Row.Indices.append(A.Indices.begin(), A.Indices.end());
+  Row.Item = A.Item;
+  Row.Written = A.Written;
+  Row.IndexPut = A.IndexPut;
+  Row.Converted = A.Converted;
+  Row.ThroughRow = true;
+  return Row;
+}
+
 /// How the chain \p Root is used: true when it reaches one number (item, a
 /// number assigned (not to a row of a tensor of known rank), a comparison or arithmetic with a number then item, or
 /// all \p Rank dimensions indexed), recording an item or a write in \p A.
@@ -211,12 +247,25 @@ bool reachesElement(ElementwiseAccessInLoopCheck::Access &A, unsigned Rank, cons
   if (Rank != 0 && A.Indices.size() < Rank)
     return false;
   const Stmt *P = userOf(A.Root, PM);
+  // Conversions of the element before its item() (`gis[i].to(kLong).item()`).
+  const Expr *Value = A.Root;
+  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
+    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
+    if (!isElementConversion(MC) ||
+        skipImplicitTemporaries(MC->getImplicitObjectArgument()) != Value)
+      break;
+    Value = MC;
+    P = userOf(MC, PM);
+  }
   if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
       MC && tensorMethodName(MC) == "item" &&
-      skipImplicitTemporaries(MC->getImplicitObjectArgument()) == A.Root) {
+      skipImplicitTemporaries(MC->getImplicitObjectArgument()) == Value) {
     A.Item = MC;
+    A.Converted = Value != A.Root;
     return true;
   }
+  if (Value != A.Root)
+    return false;
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P); Op && Op->getNumArgs() == 2) {
     const Expr *Other =
         skipImplicitTemporaries(Op->getArg(0)) == A.Root ? Op->getArg(1) : Op->getArg(0);
@@ -292,9 +341,29 @@ bool indicesUse(const ElementwiseAccessInLoopCheck::Access &A, llvm::ArrayRef<co
   return false;
 }
 
+/// `e.to(...)` of an indexing step `e` whose value only reaches item()
+/// (`gis[i].to(kLong).item()`): reading one element.
+bool isConvertedElementRead(const CallExpr *Call, const ParentMap &PM) {
+  const Stmt *S = Call;
+  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+    if (!MC)
+      return false;
+    if (tensorMethodName(MC) == "item")
+      return S != Call;
+    if (!isElementConversion(MC))
+      return false;
+    S = userOf(MC, PM);
+    if (const auto *Next = dyn_cast_or_null<CXXMemberCallExpr>(S);
+        !Next || skipImplicitTemporaries(Next->getImplicitObjectArgument()) != MC)
+      return false;
+  }
+  return false;
+}
+
 /// LibTorch calls that are part of element access (not tensor work).
-bool isElementOrQueryCall(const CallExpr *Call) {
-  if (isa<CXXOperatorCallExpr>(Call) || indexStep(Call))
+bool isElementOrQueryCall(const CallExpr *Call, const ParentMap &PM) {
+  if (isa<CXXOperatorCallExpr>(Call) || indexStep(Call) || isConvertedElementRead(Call, PM))
     return true;
   llvm::StringRef Name = tensorMethodName(Call);
   return llvm::is_contained({"item", "index_put_", "size", "sizes", "dim", "numel", "accessor",
@@ -305,13 +374,13 @@ bool isElementOrQueryCall(const CallExpr *Call) {
 /// True when \p Loop does tensor work of its own on each iteration: a forward
 /// pass, a LibTorch call that makes or changes a tensor other than element
 /// access, or a call of the user's that takes or returns a tensor.
-bool doesTensorWork(const Stmt *Loop) {
+bool doesTensorWork(const Stmt *Loop, const ParentMap &PM) {
   return anyStmt(
       Loop,
-      [](const Stmt *S) {
+      [&](const Stmt *S) {
         const auto *Call = dyn_cast<CallExpr>(S);
         const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-        if (!Call || isElementOrQueryCall(Call))
+        if (!Call || isElementOrQueryCall(Call, PM))
           return false;
         if (isForwardCall(Call))
           return true;
@@ -389,7 +458,9 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
   llvm::DenseMap<const Stmt *, llvm::SmallVector<const VarDecl *, 2>> Induction;
   llvm::DenseMap<const Stmt *, bool> Work;
   llvm::MapVector<std::pair<const Stmt *, const ValueDecl *>, Finding> Findings;
-  for (Access &A : collectAccesses(Body, PM)) {
+  // The loop an access is reported at, from the innermost out (the file
+  // comment's "decide"); null when none.
+  auto ChooseLoop = [&](const Access &A) -> const Stmt * {
     const Stmt *CodeBody = enclosingCodeBody(A.Root, PM, Body);
     const Stmt *Chosen = nullptr;
     for (const Stmt *L = enclosingLoop(A.Root, PM, CodeBody); L; L = enclosingLoop(L, PM, CodeBody)) {
@@ -397,7 +468,7 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
         break;
       auto [W, NewW] = Work.try_emplace(L, false);
       if (NewW)
-        W->second = doesTensorWork(L);
+        W->second = doesTensorWork(L, PM);
       if (W->second)
         break;
       auto [I, NewI] = Induction.try_emplace(L);
@@ -405,6 +476,17 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
         I->second = inductionVariables(L);
       if (indicesUse(A, I->second, L, SM))
         Chosen = L;
+    }
+    return Chosen;
+  };
+  for (Access &A : collectAccesses(Body, PM)) {
+    const Stmt *Chosen = ChooseLoop(A);
+    // A row taken in the loop (`auto bbox = dets[i];`) changes every
+    // iteration; its elements are those of the tensor it was taken from.
+    if (std::optional<Access> Row = !Chosen ? throughRow(A, Body) : std::nullopt) {
+      unsigned Rank = knownTensor(Row->Tensor, Body).Rank;
+      if ((Rank == 0 || Row->Indices.size() >= Rank) && (Chosen = ChooseLoop(*Row)))
+        A = std::move(*Row);
     }
     if (!Chosen)
       continue;
@@ -539,7 +621,7 @@ std::vector<FixItHint> ElementwiseAccessInLoopCheck::accessorFix(const Finding &
                                     Element.str() + ", " + std::to_string(K.Rank) + ">();\n" +
                                     indentationAt(compat::beginLoc(F.Loop), SM)));
   for (const Access &A : F.Accesses) {
-    if (!accessRewrites(A, K, PM, Ctx))
+    if (A.ThroughRow || A.Converted || !accessRewrites(A, K, PM, Ctx))
       return {};
     std::string Text = Name;
     for (const Expr *Index : A.Indices) {

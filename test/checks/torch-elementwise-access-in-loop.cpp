@@ -172,6 +172,45 @@ void no_fix(int64_t n) {
 // CHECK-FIXES: {{^}}    s += w_acc[i] / w.numel();{{$}}
 // CHECK-FIXES: {{^}}    p[i] = s + p[i].item<float>();{{$}}
 
+// A row taken into a variable in the loop, then read number by number: the
+// row is a view of 'dets', every access through it one of 'dets'. No fix-it
+// (the row variable stays).
+void write_results(const torch::Tensor &dets, std::vector<float> &out) {
+  for (int64_t i = 0; i < dets.size(0); ++i) {
+    auto bbox = dets[i];
+    out.push_back(bbox[0].item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: tensor 'dets' is accessed element by element in a
+    // loop: each access is a dispatcher call that makes a tensor for one number; read and write the
+    // elements through an accessor ('dets.accessor<T, N>()', CPU) or the data_ptr<T>() of a
+    // contiguous tensor [torch-elementwise-access-in-loop] CHECK-MESSAGES: :[[@LINE-4]]:3: note:
+    // the loop is here
+    out.push_back(bbox[3].item<float>());
+  }
+}
+// CHECK-FIXES: {{^}}    out.push_back(bbox[0].item<float>());{{$}}
+
+// An element converted before its item(): still one element read, and the
+// conversion is no tensor work of the loop's own (no fix-it: the accessor
+// would read the unconverted value).
+void build_targets(const torch::Tensor &gis, const torch::Tensor &gxs, torch::Tensor &mask,
+                   int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t gi = gis[i].to(torch::kLong).item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor 'gis' is accessed element by element in a
+    // loop: each access is a dispatcher call that makes a tensor for one number; read and write the
+    // elements through an accessor ('gis.accessor<T, N>()', CPU) or the data_ptr<T>() of a
+    // contiguous tensor [torch-elementwise-access-in-loop] CHECK-MESSAGES: :[[@LINE-3]]:3: note:
+    // the loop is here
+    float gx = gxs[i].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: tensor 'gxs' is accessed element by element in a
+    // loop CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
+    mask[0][gi] = gx;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'mask' is accessed element by element in a
+    // loop CHECK-MESSAGES: :[[@LINE-9]]:3: note: the loop is here
+  }
+}
+// CHECK-FIXES: {{^}}    int64_t gi = gis[i].to(torch::kLong).item<int64_t>();{{$}}
+
 // --- Negatives ----------------------------------------------------------------
 
 // A single access outside a loop.
@@ -232,6 +271,45 @@ void row_ops(const torch::Tensor &x, const torch::Tensor &idx, std::vector<torch
     auto r = x[i];
     auto s = x.index({i, torch::indexing::Slice()});
     auto u = x[idx];
+  }
+}
+
+// Rows through a variable that is not a fixed view of the tensor, or whose
+// element is a row itself: a variable assigned again, a tensor that changes
+// in the loop, a row of a 3-D tensor of known size filled, a loop doing
+// tensor work with the row.
+void row_variable_lookalikes(torch::Tensor t, torch::nn::Linear model, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    auto r = t[i];
+    r = r * 2;
+    float v = r[0].item<float>();
+    (void)v;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    t = t + 1;
+    auto r = t[i];
+    float v = r[0].item<float>();
+    (void)v;
+  }
+  auto cube = torch::zeros({n, 4, 4});
+  for (int64_t i = 0; i < n; ++i) {
+    auto plane = cube[i];
+    plane[0] = 1.0;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    auto r = t[i];
+    auto y = model->forward(r);
+    float v = r[0].item<float>();
+    (void)v;
+  }
+}
+
+// A row moved to another device in the loop: tensor work of the loop's own.
+void rows_moved(const torch::Tensor &x, const torch::Tensor &y, std::vector<torch::Tensor> &out) {
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out.push_back(x[i].to(torch::kCUDA));
+    float v = y[i].item<float>();
+    (void)v;
   }
 }
 

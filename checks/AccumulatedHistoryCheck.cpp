@@ -149,6 +149,11 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     const Expr *Source = History.historySource(A.Value);
     if (!Source)
       continue;
+    // Each iteration adds a graph something else already holds (a residual
+    // layer summing the stored outputs of earlier layers): one add node per
+    // input, no graph of the iteration's own.
+    if (readsHistoryHeldBeforeLoops(A.Value, Source, Acc, Loop, Body, PM, SM))
+      continue;
     // A total built on purpose: it is back-propagated here, in another member
     // function of the class, or handed to the caller.
     if (History.flowsIntoBackward(Acc) || History.flowsIntoReturn(Acc) || isOutParameter(Acc))

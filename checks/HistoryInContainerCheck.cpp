@@ -169,63 +169,6 @@ bool emptiedByAMethod(const FieldDecl *Field, const FunctionDecl *Except) {
   return false;
 }
 
-/// The variables and data members that \p E reads a stored tensor through,
-/// when \p E is only such a path (`x`, `net->layers[j].output`, `v[i]`, `*p`,
-/// through implicit nodes and copies); false when it computes anything else.
-bool namedPath(const Expr *E, llvm::SmallVectorImpl<const ValueDecl *> &Decls) {
-  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-      if (CE->getNumArgs() != 1 || !CE->getConstructor()->isCopyOrMoveConstructor())
-        return false;
-      E = CE->getArg(0);
-    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = MT->getSubExpr();
-    } else if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      Decls.push_back(DRE->getDecl());
-      return isa<VarDecl>(DRE->getDecl());
-    } else if (isa<CXXThisExpr>(E)) {
-      return true;
-    } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      if (!isa<FieldDecl>(ME->getMemberDecl()))
-        return false;
-      Decls.push_back(ME->getMemberDecl());
-      E = ME->getBase();
-    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
-      E = AS->getBase();
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-               Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
-      E = Op->getArg(0);
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
-      E = UO->getSubExpr();
-    } else {
-      return false;
-    }
-  }
-  return false;
-}
-
-/// True when \p Scope assigns one of \p Decls or calls a non-const member
-/// function on it (`layers.push_back(...)` changes what `layers[j]` reads).
-bool changedWithin(llvm::ArrayRef<const ValueDecl *> Decls, const Stmt *Scope) {
-  for (const ValueDecl *D : Decls)
-    if (isAssignedWithin(D, Scope))
-      return true;
-  return anyStmt(Scope, [&](const Stmt *S) {
-    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
-    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-    if (!MD || MD->isConst())
-      return false;
-    const Expr *Obj = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
-    const ValueDecl *D = nullptr;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj))
-      D = DRE->getDecl();
-    else if (const auto *ME = dyn_cast<MemberExpr>(Obj))
-      D = ME->getMemberDecl();
-    return D && llvm::is_contained(Decls, D);
-  });
-}
-
 /// The fix-it that detaches \p Value where \p I stores it: when the value is
 /// the stored tensor itself (one value, `c[k] = v`, the value of `insert`),
 /// not one of several constructor arguments of an emplace.
@@ -326,15 +269,8 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     // the value is read through names none of which those loops change: each
     // iteration stores a tensor that something else already holds (the stored
     // outputs of earlier layers gathered for torch::cat), not a new graph.
-    if (Loop) {
-      const Stmt *Outer = Loop;
-      for (const Stmt *L = enclosingLoop(Loop, PM, Body); L && outlivesIteration(Container, L, SM);
-           L = enclosingLoop(L, PM, Body))
-        Outer = L;
-      llvm::SmallVector<const ValueDecl *, 4> Path;
-      if (!isDescendant(Source, Outer, PM) && namedPath(Value, Path) && !changedWithin(Path, Outer))
-        continue;
-    }
+    if (Loop && readsHistoryHeldBeforeLoops(Value, Source, Container, Loop, Body, PM, SM))
+      continue;
     // Kept on purpose (rollouts of log-probabilities, per-step losses summed
     // later), or bounded by the loop.
     if (History.flowsIntoBackward(Container) || History.flowsIntoReturn(Container) ||

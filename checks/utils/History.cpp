@@ -2,6 +2,7 @@
 
 #include "History.h"
 #include "ASTHelpers.h"
+#include "CallFacts.h"
 #include "ClangTidyCompat.h"
 #include "FunctionFacts.h"
 #include "GradGuards.h"
@@ -697,6 +698,74 @@ llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTConte
     Fixes.push_back(FixItHint::CreateInsertion(Range.getEnd(), ").detach()"));
   }
   return Fixes;
+}
+
+/// The variables and data members that \p E reads a stored tensor through,
+/// when \p E is only such a path (`x`, `net->layers[j].output`, `v[i]`, `*p`,
+/// through implicit nodes and copies); false when it computes anything else.
+static bool namedPath(const Expr *E, llvm::SmallVectorImpl<const ValueDecl *> &Decls) {
+  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      if (CE->getNumArgs() != 1 || !CE->getConstructor()->isCopyOrMoveConstructor())
+        return false;
+      E = CE->getArg(0);
+    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MT->getSubExpr();
+    } else if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      Decls.push_back(DRE->getDecl());
+      return isa<VarDecl>(DRE->getDecl());
+    } else if (isa<CXXThisExpr>(E)) {
+      return true;
+    } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (!isa<FieldDecl>(ME->getMemberDecl()))
+        return false;
+      Decls.push_back(ME->getMemberDecl());
+      E = ME->getBase();
+    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = AS->getBase();
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+               Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+      E = Op->getArg(0);
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
+      E = UO->getSubExpr();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+/// True when \p Scope assigns one of \p Decls or calls a non-const member
+/// function on it (`layers.push_back(...)` changes what `layers[j]` reads).
+static bool changedWithin(llvm::ArrayRef<const ValueDecl *> Decls, const Stmt *Scope) {
+  for (const ValueDecl *D : Decls)
+    if (isAssignedWithin(D, Scope))
+      return true;
+  return anyStmt(Scope, [&](const Stmt *S) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    if (!MD || MD->isConst())
+      return false;
+    const Expr *Obj = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    const ValueDecl *D = nullptr;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj))
+      D = DRE->getDecl();
+    else if (const auto *ME = dyn_cast<MemberExpr>(Obj))
+      D = ME->getMemberDecl();
+    return D && llvm::is_contained(Decls, D);
+  });
+}
+
+bool readsHistoryHeldBeforeLoops(const Expr *Value, const Expr *Source, const ValueDecl *Holder,
+                                 const Stmt *Loop, const Stmt *Body, const ParentMap &PM,
+                                 const SourceManager &SM) {
+  const Stmt *Outer = Loop;
+  for (const Stmt *L = enclosingLoop(Loop, PM, Body); L && outlivesIteration(Holder, L, SM);
+       L = enclosingLoop(L, PM, Body))
+    Outer = L;
+  llvm::SmallVector<const ValueDecl *, 4> Path;
+  return !isDescendant(Source, Outer, PM) && namedPath(Value, Path) && !changedWithin(Path, Outer);
 }
 
 } // namespace clang::tidy::torch_check

@@ -170,6 +170,17 @@ bool mayCarryHistoryType(QualType T);
 /// gradient (isNoGradientCall), integral conversions (`.to(kLong)`).
 bool cutsHistory(const Expr *E);
 
+/// True when \p Value, stored or accumulated in \p Holder inside \p Loop,
+/// only reads (through variables, data members and subscripts) a tensor
+/// whose history \p Source was made before the outermost loop around \p Loop
+/// that \p Holder outlives, and none of those loops changes the names read:
+/// each iteration takes a graph that something else already holds (the
+/// stored outputs of earlier layers gathered for torch::cat or summed by a
+/// residual layer), not a new one.
+bool readsHistoryHeldBeforeLoops(const Expr *Value, const Expr *Source, const ValueDecl *Holder,
+                                 const Stmt *Loop, const Stmt *Body, const ParentMap &PM,
+                                 const SourceManager &SM);
+
 /// Fix-its that append `.detach()` to \p E (`(a + b).detach()` when the
 /// expression needs parentheses). Empty when \p E is not a tensor, or its
 /// range is in a macro or otherwise not editable.

@@ -156,7 +156,57 @@ void started_from_first(Net &model, std::vector<torch::Tensor> xs) {
 }
 // CHECK-FIXES: {{^}}    total = total.defined() ? total + loss : loss;{{$}}
 
+// Made in the outer loop the total outlives, added in an inner one: a new
+// graph per outer iteration.
+void graph_of_the_outer_loop(Net &model, torch::Tensor x, int epochs) {
+  torch::Tensor total = torch::zeros({1});
+  for (int e = 0; e < epochs; ++e) {
+    auto out = model(x).sum();
+    for (int k = 0; k < 2; ++k)
+      total += out;
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'total' accumulates a tensor that carries autograd history
+  }
+  (void)total.item<float>();
+}
+// CHECK-FIXES: {{^}}      total += out.detach();{{$}}
+
+// Made before the loop, but reassigned in it: a new graph each iteration.
+void state_reassigned(Net &model, torch::Tensor x, int steps) {
+  torch::Tensor total = torch::zeros({1});
+  auto h = model(x);
+  for (int s = 0; s < steps; ++s) {
+    total += h;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total' accumulates a tensor that carries autograd history
+    h = model(h);
+  }
+  (void)total.item<float>();
+}
+// CHECK-FIXES: {{^}}    total += h.detach();{{$}}
+
 // ---- negatives -------------------------------------------------------------
+
+// A layer-by-layer scheduler's residual layer: it sums the stored outputs of
+// earlier layers (made before the loop, not changed in it) in a loop over
+// its inputs; the sum is the layer's forward computation, each iteration adds
+// a graph that the layers already hold.
+struct Layer {
+  torch::Tensor output;
+  std::vector<int> from;
+};
+struct LayerNet {
+  std::vector<Layer> layers;
+};
+void residual_layer(LayerNet *net, Net &model, torch::Tensor x, int k) {
+  torch::Tensor out;
+  if (k == 0) {
+    out = model(x);
+  } else {
+    out = net->layers[k + net->layers[k].from[0]].output;
+    for (size_t i = 1; i < net->layers[k].from.size(); ++i)
+      out += net->layers[k + net->layers[k].from[i]].output;
+  }
+  net->layers[k].output = out;
+}
 
 void detached_or_item(Net &model, torch::Tensor x, torch::Tensor y) {
   torch::Tensor total = torch::zeros({});

@@ -179,11 +179,8 @@ void write_results(const torch::Tensor &dets, std::vector<float> &out) {
   for (int64_t i = 0; i < dets.size(0); ++i) {
     auto bbox = dets[i];
     out.push_back(bbox[0].item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: tensor 'dets' is accessed element by element in a
-    // loop: each access is a dispatcher call that makes a tensor for one number; read and write the
-    // elements through an accessor ('dets.accessor<T, N>()', CPU) or the data_ptr<T>() of a
-    // contiguous tensor [torch-elementwise-access-in-loop] CHECK-MESSAGES: :[[@LINE-4]]:3: note:
-    // the loop is here
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: tensor 'dets' is accessed element by element in a loop: each access is a dispatcher call that makes a tensor for one number; read and write the elements through an accessor ('dets.accessor<T, N>()', CPU) or the data_ptr<T>() of a contiguous tensor [torch-elementwise-access-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop is here
     out.push_back(bbox[3].item<float>());
   }
 }
@@ -192,21 +189,17 @@ void write_results(const torch::Tensor &dets, std::vector<float> &out) {
 // An element converted before its item(): still one element read, and the
 // conversion is no tensor work of the loop's own (no fix-it: the accessor
 // would read the unconverted value).
-void build_targets(const torch::Tensor &gis, const torch::Tensor &gxs, torch::Tensor &mask,
-                   int64_t n) {
+void build_targets(const torch::Tensor &gis, const torch::Tensor &gxs, torch::Tensor &mask, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t gi = gis[i].to(torch::kLong).item<int64_t>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor 'gis' is accessed element by element in a
-    // loop: each access is a dispatcher call that makes a tensor for one number; read and write the
-    // elements through an accessor ('gis.accessor<T, N>()', CPU) or the data_ptr<T>() of a
-    // contiguous tensor [torch-elementwise-access-in-loop] CHECK-MESSAGES: :[[@LINE-3]]:3: note:
-    // the loop is here
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor 'gis' is accessed element by element in a loop: each access is a dispatcher call that makes a tensor for one number; read and write the elements through an accessor ('gis.accessor<T, N>()', CPU) or the data_ptr<T>() of a contiguous tensor [torch-elementwise-access-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
     float gx = gxs[i].item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: tensor 'gxs' is accessed element by element in a
-    // loop CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: tensor 'gxs' is accessed element by element in a loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop is here
     mask[0][gi] = gx;
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'mask' is accessed element by element in a
-    // loop CHECK-MESSAGES: :[[@LINE-9]]:3: note: the loop is here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'mask' is accessed element by element in a loop
+    // CHECK-MESSAGES: :[[@LINE-9]]:3: note: the loop is here
   }
 }
 // CHECK-FIXES: {{^}}    int64_t gi = gis[i].to(torch::kLong).item<int64_t>();{{$}}

@@ -3,12 +3,8 @@
 // Expected: torch-elementwise-access-in-loop for 'det_bboxes' (line 28): the loop picks row i into
 // a variable and reads its four coordinates with item(), four dispatcher calls (and, for a CUDA
 // model, four synchronisations) per detection. 'det_scores[i].item<float>()' in the same loop is
-// flagged; the row read through the variable 'bbox' was not until the row-variable rule
-// (ElementwiseAccessInLoopCheck.cpp, throughRow), and is now.
-//   expected warning (line 28): tensor 'det_bboxes' is accessed element by element in a loop: each
-//   access is a dispatcher call that makes a tensor for one number; read and write the elements
-//   through an accessor ('det_bboxes.accessor<T, N>()', CPU) or the data_ptr<T>() of a contiguous
-//   tensor [torch-elementwise-access-in-loop]
+// flagged; the row read through the variable 'bbox' is found since the row-variable rule.
+//   expected warning (line 28): tensor 'det_bboxes' is accessed element by element in a loop: each access is a dispatcher call that makes a tensor for one number; read and write the elements through an accessor ('det_bboxes.accessor<T, N>()', CPU) or the data_ptr<T>() of a contiguous tensor [torch-elementwise-access-in-loop]
 #include <torch/torch.h>
 
 #include <tuple>

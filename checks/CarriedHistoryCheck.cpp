@@ -122,6 +122,95 @@ bool bindsToMutableReference(const CallExpr *Call, const Expr *Arg) {
   return T->isLValueReferenceType() && !T.getNonReferenceType().isConstQualified();
 }
 
+/// The variables that hold the result of the forward pass \p F: `auto out =
+/// rnn(x, h)`, `auto [y, state] = lstm(x, state0)`, `std::tie(y, h) = gru(x, h)`.
+llvm::SmallVector<const ValueDecl *, 4> resultHolders(const CallExpr *F, const ParentMap &PM) {
+  llvm::SmallVector<const ValueDecl *, 4> Holders;
+  for (const Stmt *P = PM.getParent(F); P && !isa<CompoundStmt>(P); P = PM.getParent(P)) {
+    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+      for (const Decl *Dcl : DS->decls())
+        if (const auto *W = dyn_cast<VarDecl>(Dcl))
+          Holders.push_back(W);
+      break;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && !isa<CXXOperatorCallExpr>(Tie)) {
+        for (const Expr *Arg : Tie->arguments())
+          if (const ValueDecl *W = storageOf(Arg))
+            Holders.push_back(W);
+      } else if (const ValueDecl *W = storageOf(LHS)) {
+        Holders.push_back(W);
+      }
+      break;
+    }
+  }
+  return Holders;
+}
+
+/// The fix-its of a carried \p V: `.detach()` at every place the forward
+/// pass \p F reads it (a tuple of tensors rebuilt with each element
+/// detached), the first such place, and whether every place could be fixed.
+struct CarriedFix {
+  llvm::SmallVector<FixItHint, 4> Fixes;
+  const Expr *First = nullptr;
+  bool Fixable = true;
+};
+CarriedFix detachAtInputs(const CallExpr *F, const ValueDecl *V,
+                          llvm::ArrayRef<std::pair<const Expr *, const ValueDecl *>> Inputs,
+                          const ParentMap &PM, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<FixItHint, 4> Fixes;
+  const Expr *First = nullptr;
+  bool Fixable = true;
+  for (const auto &[M, W] : Inputs) {
+    if (W != V)
+      continue;
+    if (!First)
+      First = M;
+    const Expr *Target = M;
+    // std::get<I>(state) -> std::get<I>(state).detach()
+    const Stmt *P = PM.getParent(M);
+    while (P && isa<ImplicitCastExpr>(P))
+      P = PM.getParent(P);
+    if (!isTensorType(M->getType()))
+      if (const auto *Get = dyn_cast_or_null<CallExpr>(P);
+          Get && Get->getNumArgs() == 1 && storageOf(Get) == V && isTensorType(Get->getType()))
+        Target = Get;
+    const Stmt *ArgOf = Target;
+    for (const Stmt *Q = PM.getParent(ArgOf); Q && Q != F; Q = PM.getParent(Q))
+      ArgOf = Q;
+    if (const auto *ArgExpr = dyn_cast<Expr>(ArgOf);
+        ArgExpr && bindsToMutableReference(F, ArgExpr)) {
+      Fixable = false;
+      continue;
+    }
+    if (isTensorType(Target->getType())) {
+      auto More = appendDetachFixIts(Target, Ctx);
+      if (More.empty())
+        Fixable = false;
+      Fixes.append(More.begin(), More.end());
+      continue;
+    }
+    unsigned N = tensorTupleSize(M->getType());
+    CharSourceRange Range = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(M->getSourceRange()), SM, Ctx.getLangOpts());
+    if (N == 0 || Range.isInvalid() || compat::beginLoc(M).isMacroID()) {
+      Fixable = false;
+      continue;
+    }
+    std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+    std::string Replacement = "std::make_tuple(";
+    for (unsigned I = 0; I < N; ++I)
+      Replacement +=
+          (I ? ", std::get<" : "std::get<") + std::to_string(I) + ">(" + Text + ").detach()";
+    Replacement += ")";
+    Fixes.push_back(FixItHint::CreateReplacement(Range, Replacement));
+  }
+  return {std::move(Fixes), First, Fixable};
+}
+
 } // namespace
 
 void CarriedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
@@ -147,29 +236,7 @@ void CarriedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body
       if (!llvm::is_contained(Carried, V))
         Carried.push_back(V);
 
-    // Variables that hold the forward pass's result: `auto out = rnn(x, h)`,
-    // `auto [y, state] = lstm(x, state0)`, `std::tie(y, h) = gru(x, h)`.
-    llvm::SmallVector<const ValueDecl *, 4> Holders;
-    for (const Stmt *P = PM.getParent(F); P && !isa<CompoundStmt>(P); P = PM.getParent(P)) {
-      if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-        for (const Decl *Dcl : DS->decls())
-          if (const auto *W = dyn_cast<VarDecl>(Dcl))
-            Holders.push_back(W);
-        break;
-      }
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
-          Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-        const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
-        if (const auto *Tie = dyn_cast<CallExpr>(LHS); Tie && !isa<CXXOperatorCallExpr>(Tie)) {
-          for (const Expr *Arg : Tie->arguments())
-            if (const ValueDecl *W = storageOf(Arg))
-              Holders.push_back(W);
-        } else if (const ValueDecl *W = storageOf(LHS)) {
-          Holders.push_back(W);
-        }
-        break;
-      }
-    }
+    llvm::SmallVector<const ValueDecl *, 4> Holders = resultHolders(F, PM);
 
     for (const ValueDecl *V : Carried) {
       // The definitions of V computed from F's result.
@@ -212,54 +279,7 @@ void CarriedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body
       if (!Flagged)
         continue;
 
-      // Fix-its: detach every place the forward pass reads V.
-      llvm::SmallVector<FixItHint, 4> Fixes;
-      const Expr *First = nullptr;
-      bool Fixable = true;
-      for (const auto &[M, W] : Inputs) {
-        if (W != V)
-          continue;
-        if (!First)
-          First = M;
-        const Expr *Target = M;
-        // std::get<I>(state) -> std::get<I>(state).detach()
-        const Stmt *P = PM.getParent(M);
-        while (P && isa<ImplicitCastExpr>(P))
-          P = PM.getParent(P);
-        if (!isTensorType(M->getType()))
-          if (const auto *Get = dyn_cast_or_null<CallExpr>(P);
-              Get && Get->getNumArgs() == 1 && storageOf(Get) == V && isTensorType(Get->getType()))
-            Target = Get;
-        const Stmt *ArgOf = Target;
-        for (const Stmt *Q = PM.getParent(ArgOf); Q && Q != F; Q = PM.getParent(Q))
-          ArgOf = Q;
-        if (const auto *ArgExpr = dyn_cast<Expr>(ArgOf);
-            ArgExpr && bindsToMutableReference(F, ArgExpr)) {
-          Fixable = false;
-          continue;
-        }
-        if (isTensorType(Target->getType())) {
-          auto More = appendDetachFixIts(Target, Ctx);
-          if (More.empty())
-            Fixable = false;
-          Fixes.append(More.begin(), More.end());
-          continue;
-        }
-        unsigned N = tensorTupleSize(M->getType());
-        CharSourceRange Range = Lexer::makeFileCharRange(
-            CharSourceRange::getTokenRange(M->getSourceRange()), SM, Ctx.getLangOpts());
-        if (N == 0 || Range.isInvalid() || compat::beginLoc(M).isMacroID()) {
-          Fixable = false;
-          continue;
-        }
-        std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
-        std::string Replacement = "std::make_tuple(";
-        for (unsigned I = 0; I < N; ++I)
-          Replacement += (I ? ", std::get<" : "std::get<") + std::to_string(I) + ">(" + Text +
-                         ").detach()";
-        Replacement += ")";
-        Fixes.push_back(FixItHint::CreateReplacement(Range, Replacement));
-      }
+      auto [Fixes, First, Fixable] = detachAtInputs(F, V, Inputs, PM, Ctx);
       if (!First)
         continue;
       {

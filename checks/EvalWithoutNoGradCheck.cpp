@@ -351,6 +351,24 @@ bool EvalWithoutNoGradCheck::addHelperForwards(Scan &S, ASTContext &Ctx) {
   const FunctionDecl *Canonical = S.FD->getCanonicalDecl();
   const unsigned Within = CallDepth ? CallDepth - 1 : 0;
   bool AddedHelper = false;
+  // A forward pass whose module differentiates inside it (forces as the
+  // gradient of an energy, a gradient penalty: autograd::grad or backward in
+  // the module's forward) needs autograd on: it is a backward pass here.
+  llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
+    const CallExpr *Call = Fwd.Call;
+    const FunctionDecl *Def = followableCallee(Call, Ctx);
+    const FunctionSummary *Sum =
+        Def ? core().summaries(Ctx).lookup(Def) : externalHelper(Call, Ctx);
+    if (const CXXMethodDecl *Held = !Sum ? holderForward(Call) : nullptr;
+        Held && isUserFunction(Held, Ctx)) {
+      const FunctionDecl *HeldDef = Held->getDefinition();
+      Sum = HeldDef ? core().summaries(Ctx).lookup(HeldDef) : core().externalSummary(Held);
+    }
+    if (!Sum || !FunctionSummary::reaches(Sum->Backward, Within))
+      return false;
+    Facts.Backwards.push_back(Call);
+    return true;
+  });
   for (const auto &[Callee, Call] : Facts.UserCalls) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);
     if (!Def) {

@@ -104,4 +104,36 @@ int parameterIndexFor(const CallExpr *Call, const Expr *Arg) {
   return -1;
 }
 
+const CXXMethodDecl *holderForward(const CallExpr *Call) {
+  const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() < 1)
+    return nullptr;
+  const CXXRecordDecl *RD = Op->getArg(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition() || !isModuleHolderClass(RD))
+    return nullptr;
+  // The Impl: the argument of the ModuleHolder<Impl> the class derives from.
+  const CXXRecordDecl *Impl = nullptr;
+  auto ImplOf = [&](const CXXRecordDecl *C) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(C);
+    if (!Spec || !Spec->getIdentifier() || Spec->getName() != "ModuleHolder" ||
+        Spec->getTemplateArgs().size() != 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return false;
+    Impl = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    return true;
+  };
+  if (!ImplOf(RD))
+    RD->forallBases([&](const CXXRecordDecl *Base) { return !ImplOf(Base); });
+  if (!Impl || !Impl->hasDefinition())
+    return nullptr;
+  const CXXMethodDecl *Forward = nullptr;
+  for (const NamedDecl *ND : Impl->lookup(&Impl->getASTContext().Idents.get("forward"))) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(ND);
+    if (!MD || Forward)
+      return nullptr;
+    Forward = MD;
+  }
+  return Forward;
+}
+
 } // namespace clang::tidy::torch_check

@@ -40,6 +40,11 @@ bool isUserFunction(const FunctionDecl *FD, const ASTContext &Ctx);
 /// system header's. Null otherwise.
 const FunctionDecl *externalCallee(const CallExpr *Call, const ASTContext &Ctx);
 
+/// The forward method that a call of a module holder runs (`model(x)` on a
+/// TORCH_MODULE wrapper: its Impl's forward), when the Impl has exactly one
+/// non-template `forward`; null for any other call.
+const CXXMethodDecl *holderForward(const CallExpr *Call);
+
 /// The key of \p FD: the canonical declaration of its template pattern (a
 /// member of a class template specialisation or an instantiated function
 /// template maps to the template's), else of \p FD. SummaryTable::key.

@@ -270,6 +270,30 @@ void eval_then_backward(Net &model, torch::Tensor x) {
   loss.backward();
 }
 
+// A force field: the module's forward differentiates its energy with respect
+// to its inputs (autograd::grad), so evaluating it needs autograd on, through
+// `->forward` and through the holder's call alike.
+struct ForceFieldImpl : torch::nn::Module {
+  std::tuple<torch::Tensor, torch::Tensor> forward(torch::Tensor pos) {
+    pos.set_requires_grad(true);
+    auto energy = head->forward(pos).sum();
+    auto forces = torch::autograd::grad({energy}, {pos}, {}, true, true)[0];
+    return std::make_tuple(energy, -forces);
+  }
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(ForceField);
+float evaluate_forces(ForceField &model, std::vector<torch::Tensor> &xs) {
+  model->eval();
+  float total = 0;
+  for (auto &x : xs) {
+    auto [e, f] = model->forward(x);
+    auto [e2, f2] = model(x);
+    total += (f - f2).abs().sum().item<float>();
+  }
+  return total;
+}
+
 // ---- negatives: every call site is guarded, or trains ----------------------
 
 torch::Tensor predict_inner(Net &model, torch::Tensor x) { return model(x); }

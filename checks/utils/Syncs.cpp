@@ -267,15 +267,47 @@ static bool decidesIteration(const Stmt *Owner, const Stmt *Scope, const ParentM
   return false;
 }
 
+/// \p Use, a number read from the device, shapes the step's tensor work: it
+/// is an argument of a forward pass, or an integer argument of a LibTorch
+/// operation (a size, an index, a Slice bound: `torch::ones({n, 1})`,
+/// `x.index({Slice(n, None)})`, `x.narrow(0, 0, n)`), through conversions
+/// and braced lists. The host cannot do without it; a tensor could not stand
+/// in for it.
+static bool shapesTensorWork(const Expr *Use, const ParentMap &PM) {
+  const bool Integral = Use->getType()->isIntegralOrEnumerationType();
+  for (const Stmt *P = PM.getParent(Use); P; P = PM.getParent(P)) {
+    if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, FullExpr,
+            InitListExpr, CXXStdInitializerListExpr, ExplicitCastExpr>(P))
+      continue;
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
+      // IntArrayRef, Slice, TensorIndex on the way to the operation.
+      if (Integral && isInLibraryNamespace(CE->getConstructor()))
+        continue;
+      return false;
+    }
+    const auto *Call = dyn_cast<CallExpr>(P);
+    if (!Call)
+      return false;
+    if (isForwardCall(Call))
+      return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return Integral && FD && !isa<CXXOperatorCallExpr>(Call) && isInLibraryNamespace(FD);
+  }
+  return false;
+}
+
 bool valueDecidesControlFlow(const CallExpr *Call, const Stmt *Scope, const ParentMap &PM,
                              TrainingCallFn IsTraining) {
   if (const Stmt *Owner = conditionOwner(Call, Scope, PM))
     return decidesIteration(Owner, Scope, PM, IsTraining);
+  if (shapesTensorWork(Call, PM))
+    return true;
   const VarDecl *VD = assignedVariable(Call, PM);
   return VD && anyStmt(Scope, [&](const Stmt *S) {
            const auto *DRE = dyn_cast<DeclRefExpr>(S);
            return DRE && DRE->getDecl() == VD &&
-                  decidesIteration(conditionOwner(DRE, Scope, PM), Scope, PM, IsTraining);
+                  (decidesIteration(conditionOwner(DRE, Scope, PM), Scope, PM, IsTraining) ||
+                   shapesTensorWork(DRE, PM));
          });
 }
 

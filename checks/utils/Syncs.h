@@ -40,7 +40,9 @@ using TrainingCallFn = llvm::function_ref<bool(const CallExpr *)>;
 /// often it runs), or of an `if`, `switch` or `?:` whose branch leaves or
 /// restarts the loop (`if (kl > target) break;`, `if (v < eps) return;`,
 /// `if (!std::isfinite(v)) continue;`) or trains (`if (loss.item<float>() > t)
-/// { loss.backward(); opt.step(); }`, a call \p IsTraining accepts).
+/// { loss.backward(); opt.step(); }`, a call \p IsTraining accepts); or the
+/// value shapes the step's tensor work: an argument of a forward pass, or an
+/// integer size, index or Slice bound of a LibTorch operation.
 /// A synchronisation whose value does is the algorithm's. One whose value
 /// only chooses what to print, whether to save a checkpoint of the best
 /// model, or whether to throw (an assertion: AT_ASSERT, TORCH_CHECK) is a

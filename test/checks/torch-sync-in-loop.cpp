@@ -356,6 +356,39 @@ void act_and_learn(Net &policy, torch::optim::Adam &opt, torch::Tensor state) {
   }
 }
 
+// The value shapes the step's tensor work: an argument of the forward pass and
+// the bound of the slices the loss reads (a graph batch's edge count). The
+// host needs it; no tensor can stand in for it.
+struct EdgeNetImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x, int64_t start) {
+    return torch::cat({torch::ones({start, 1}), x.index({torch::indexing::Slice(start, torch::indexing::None)})});
+  }
+};
+TORCH_MODULE(EdgeNet);
+void slice_bound(EdgeNet &model, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs, torch::Tensor starts) {
+  for (size_t i = 0; i < xs.size(); ++i) {
+    int64_t start = starts[i].item<int64_t>();
+    auto out = model->forward(xs[i], start);
+    auto loss = out.index({torch::indexing::Slice(start, torch::indexing::None)}).sum();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
+// A float read only to scale the loss: a tensor could stand in for it.
+void loss_weight(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor weight) {
+  for (int i = 0; i < 10; ++i) {
+    float w = weight.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item()' on every iteration of the training loop synchronizes the host with the device
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: training loop here
+    auto loss = model(x).sum() * w;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
 // A project's own trainer declared inside `namespace torch` (upstream:
 // yncxcw/torch-cpp-trainer's include/trainer.hpp) is user code: the checks
 // analyse it like code in any other namespace. LibTorch's own code in those

@@ -353,21 +353,28 @@ bool EvalWithoutNoGradCheck::addHelperForwards(Scan &S, ASTContext &Ctx) {
   bool AddedHelper = false;
   // A forward pass whose module differentiates inside it (forces as the
   // gradient of an energy, a gradient penalty: autograd::grad or backward in
-  // the module's forward) needs autograd on: it is a backward pass here.
+  // the module's forward) needs autograd on: it is a backward pass here. The
+  // forward's own facts in this file (no summary table built for it), its
+  // linked summary in another.
   llvm::erase_if(Facts.Forwards, [&](const BodyFacts::Forward &Fwd) {
     const CallExpr *Call = Fwd.Call;
     const FunctionDecl *Def = followableCallee(Call, Ctx);
-    const FunctionSummary *Sum =
-        Def ? core().summaries(Ctx).lookup(Def) : externalHelper(Call, Ctx);
-    if (const CXXMethodDecl *Held = !Sum ? holderForward(Call) : nullptr;
+    const FunctionSummary *Ext = Def ? nullptr : externalHelper(Call, Ctx);
+    if (const CXXMethodDecl *Held = !Def && !Ext ? holderForward(Call) : nullptr;
         Held && isUserFunction(Held, Ctx)) {
-      const FunctionDecl *HeldDef = Held->getDefinition();
-      Sum = HeldDef ? core().summaries(Ctx).lookup(HeldDef) : core().externalSummary(Held);
+      Def = Held->getDefinition();
+      Ext = Def ? nullptr : core().externalSummary(Held);
     }
-    if (!Sum || !FunctionSummary::reaches(Sum->Backward, Within))
-      return false;
-    Facts.Backwards.push_back(Call);
-    return true;
+    bool Differentiates = false;
+    if (Def && Def->hasBody()) {
+      const FunctionFacts &Own = core().facts(Def, Ctx);
+      Differentiates = Own.has(Fact::Grad) || Own.has(Fact::Backward);
+    } else if (Ext) {
+      Differentiates = FunctionSummary::reaches(Ext->Backward, Within);
+    }
+    if (Differentiates)
+      Facts.Backwards.push_back(Call);
+    return Differentiates;
   });
   for (const auto &[Callee, Call] : Facts.UserCalls) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);

@@ -281,9 +281,9 @@ bool reachesElement(ElementwiseAccessInLoopCheck::Access &A, unsigned Rank, cons
   return Rank != 0 && A.Indices.size() == Rank;
 }
 
-/// The integer variables that \p Loop counts with: those its increment
-/// changes (a for loop), its loop variable (a range-for over integers,
-/// `c10::irange`), those its condition reads and its body changes (while,
+/// The variables that \p Loop counts with: those its increment changes (a
+/// for loop), its loop variable (a range-for over integers, `c10::irange`, or
+/// over values that hold no tensor), those its condition reads and its body changes (while,
 /// do, a for loop without an increment).
 llvm::SmallVector<const VarDecl *, 2> inductionVariables(const Stmt *Loop) {
   llvm::SmallVector<const VarDecl *, 2> Vars;
@@ -294,8 +294,12 @@ llvm::SmallVector<const VarDecl *, 2> inductionVariables(const Stmt *Loop) {
         Vars.push_back(VD);
   };
   if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
-    if (RF->getLoopVariable()->getType().getNonReferenceType()->isIntegerType())
-      Vars.push_back(RF->getLoopVariable());
+    // Integers (`c10::irange`), and the elements of a container of values
+    // that are no tensors, whose fields index (`for (auto &r : results)
+    // rewards[r.env] = r.reward;`).
+    const VarDecl *V = RF->getLoopVariable();
+    if (V->getType().getNonReferenceType()->isIntegerType() || !mayHoldTensor(V->getType()))
+      Vars.push_back(V);
     return Vars;
   }
   const auto *For = dyn_cast<ForStmt>(Loop);

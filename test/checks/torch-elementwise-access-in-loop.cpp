@@ -204,6 +204,21 @@ void build_targets(const torch::Tensor &gis, const torch::Tensor &gxs, torch::Te
 }
 // CHECK-FIXES: {{^}}    int64_t gi = gis[i].to(torch::kLong).item<int64_t>();{{$}}
 
+// A range-for over values that hold no tensor, whose fields index: the
+// results of an environment step written one number at a time.
+struct StepResult { int64_t env; float reward; };
+struct Rollout {
+  torch::Tensor rewards_;
+  void record(const std::vector<StepResult> &results) {
+    for (const auto &r : results) {
+      int64_t i = r.env;
+      rewards_[i] = r.reward;
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: tensor 'rewards_' is accessed element by element in a loop
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: the loop is here
+    }
+  }
+};
+
 // --- Negatives ----------------------------------------------------------------
 
 // A single access outside a loop.

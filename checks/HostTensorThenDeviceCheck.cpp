@@ -17,7 +17,10 @@
 
 #include "HostTensorThenDeviceCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
+#include "utils/Callees.h"
 #include "utils/ClangTidyCompat.h"
+#include "utils/FunctionFacts.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
 
@@ -150,6 +153,32 @@ const Expr *dtypeConversionSource(const Expr *E) {
   return MC->getImplicitObjectArgument();
 }
 
+/// The move a user function makes of its parameter, when its whole body is
+/// `return p.to(device);` (a one-line `ToDevice` helper) with a device that
+/// is not the CPU: the move, and in \p Param the parameter's index. Null for
+/// any other callee.
+const CXXMemberCallExpr *wrapperMove(const CallExpr *Call, const ASTContext &Ctx, unsigned &Param) {
+  const FunctionDecl *Def = followableCallee(Call, Ctx);
+  const auto *Body = Def ? dyn_cast_or_null<CompoundStmt>(Def->getBody()) : nullptr;
+  if (!Body || Body->size() != 1)
+    return nullptr;
+  const auto *Ret = dyn_cast<ReturnStmt>(Body->body_front());
+  const auto *MC = Ret && Ret->getRetValue()
+                       ? dyn_cast<CXXMemberCallExpr>(skipImplicitTemporaries(Ret->getRetValue()))
+                       : nullptr;
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || MD->getName() != "to" || MC->getNumArgs() < 1 ||
+      !isTensorType(MC->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  const Expr *Device = toArgumentDevice(MC->getArg(0));
+  const auto *DRE = dyn_cast<DeclRefExpr>(skipImplicitTemporaries(MC->getImplicitObjectArgument()));
+  const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  if (!Device || isCPUDeviceExpr(Device) || !P)
+    return nullptr;
+  Param = P->getFunctionScopeIndex();
+  return MC;
+}
+
 } // namespace
 
 /// A factory call moved to a device at once.
@@ -168,7 +197,27 @@ void HostTensorThenDeviceCheck::onStartOfTranslationUnit() {
 
 void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body,
                                               ASTContext &Ctx) {
-  if (!core().facts(FD, Ctx).callsNamed([](llvm::StringRef N) { return N == "to" || N == "cuda"; }))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  // A factory handed to a helper that only moves it (`ToDevice(torch::zeros(n), device)`).
+  for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
+    unsigned Param = 0;
+    const CXXMemberCallExpr *Inner = wrapperMove(Call, Ctx, Param);
+    const Expr *Arg = Inner ? argumentFor(Call, Param) : nullptr;
+    Move M;
+    M.Call = Inner;
+    M.Device = Inner ? toArgumentDevice(Inner->getArg(0)) : nullptr;
+    M.Factory = Arg ? dyn_cast<CallExpr>(skipImplicitTemporaries(Arg)) : nullptr;
+    std::optional<unsigned> Options = sizedFactoryOptionsParam(M.Factory);
+    if (!Options || *Options >= M.Factory->getNumArgs() ||
+        optionsDevice(M.Factory->getArg(*Options)) != OptionsDevice::None ||
+        !Reported.insert(M.Factory->getExprLoc()).second)
+      continue;
+    M.OptionsParam = *Options;
+    diagnose(M, Ctx);
+    diag(Call->getExprLoc(), "'%0' moves it to the device", DiagnosticIDs::Note)
+        << Callee->getNameAsString();
+  }
+  if (!Facts.callsNamed([](llvm::StringRef N) { return N == "to" || N == "cuda"; }))
     return;
   forEachStmt(Body, [&](const Stmt *S) {
     const auto *MC = dyn_cast<CXXMemberCallExpr>(S);

@@ -127,6 +127,25 @@ torch::Tensor instantiate(torch::Device device) {
   return in_a_template<float>(device) + in_a_template<double>(device);
 }
 
+// A factory handed to a helper whose whole body moves its parameter: the same
+// host allocation and copy, one call away. No fix-it (the helper stays).
+template <typename T> T ToDevice(const T &src, torch::Device device) { return src.to(device); }
+torch::Tensor to_cpu(const torch::Tensor &t) { return t.to(torch::kCPU); }
+torch::Tensor scaled(const torch::Tensor &t, torch::Device device) {
+  auto m = t.to(device);
+  return m * 2;
+}
+void through_a_helper(torch::Device device, torch::TensorOptions options) {
+  auto h = ToDevice(torch::zeros({1, 64}), device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor created on the CPU and then copied to the device
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: 'ToDevice' moves it to the device
+  auto a = to_cpu(torch::zeros({1, 64}));
+  auto b = scaled(torch::zeros({1, 64}), device);
+  auto c = ToDevice(torch::zeros({1, 64}, options), device);
+  auto d = ToDevice(torch::zeros({1, 64}, torch::TensorOptions().device(device)), device);
+}
+// CHECK-FIXES: {{^}}  auto h = ToDevice(torch::zeros({1, 64}), device);{{$}}
+
 // --- Negatives ----------------------------------------------------------------
 
 torch::Tensor zeros(std::vector<int64_t> sizes); // the user's own factory

@@ -1,10 +1,13 @@
 //===--- ModuleToDeviceInLoopCheck.cpp - libtorch-tidy --------------------===//
 
 #include "ModuleToDeviceInLoopCheck.h"
-#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
 #include "utils/CallFacts.h"
+#include "utils/Callees.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/Matchers.h"
+#include "utils/Syncs.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
 
@@ -75,10 +78,87 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
            isAssignedWithin(VD, Loop);
   });
 }
+/// The module moves of \p Def that run on every call and whose target does
+/// not depend on its parameters: each with the parameter (or data member of
+/// its class) it moves.
+llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const ValueDecl *>, 2>
+movesOnEveryCall(const FunctionDecl *Def, AnalysisCore &Core, ASTContext &Ctx) {
+  llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const ValueDecl *>, 2> Result;
+  const FunctionFacts &Facts = Core.facts(Def, Ctx);
+  if (!Def->hasBody() ||
+      !Facts.callsNamed([](StringRef N) { return N == "to" || N == "cuda" || N == "cpu"; }))
+    return Result;
+  for (const CallSite &Site : Facts.calls()) {
+    const auto *Move = dyn_cast<CXXMemberCallExpr>(Site.E);
+    llvm::StringRef Method = Move ? moduleMethodName(Move) : "";
+    if (Site.InLambda || (Method != "to" && Method != "cuda" && Method != "cpu") ||
+        !runsOnEveryCall(Move, Def->getBody(), Facts.parents(), Ctx.getSourceManager()) ||
+        llvm::any_of(Move->arguments(), [](const Expr *Arg) {
+          return anyStmt(Arg, [](const Stmt *S) {
+            const auto *DRE = dyn_cast<DeclRefExpr>(S);
+            return DRE && isa<ParmVarDecl>(DRE->getDecl());
+          });
+        }))
+      continue;
+    const Expr *Object = stripHolderArrow(Move->getImplicitObjectArgument());
+    Object = Object ? Object->IgnoreParenImpCasts() : nullptr;
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Object);
+        DRE && isa<ParmVarDecl>(DRE->getDecl()))
+      Result.push_back({Move, DRE->getDecl()});
+    else if (const auto *ME = dyn_cast_or_null<MemberExpr>(Object);
+             ME && isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      Result.push_back({Move, ME->getMemberDecl()});
+  }
+  return Result;
+}
+
 } // namespace
+
+void ModuleToDeviceInLoopCheck::checkHelperCalls(const FunctionDecl *FD, const Stmt *Body,
+                                                 ASTContext &Ctx) {
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
+    const Stmt *Loop = enclosingLoop(Call, Facts.parents(), Body);
+    const FunctionDecl *Def = Loop ? followableCallee(Call, Ctx) : nullptr;
+    if (!Def || isInLambdaBelow(Call, Loop, Facts.parents()))
+      continue;
+    for (const auto &[Move, Moved] : movesOnEveryCall(Def, core(), Ctx)) {
+      // The module the call hands over (or whose member it moves) is the same
+      // on every iteration.
+      const ValueDecl *Object = nullptr;
+      if (const auto *P = dyn_cast<ParmVarDecl>(Moved)) {
+        const Expr *Arg = argumentFor(Call, P->getFunctionScopeIndex());
+        Arg = Arg ? skipImplicitTemporaries(Arg) : nullptr;
+        // A holder passed by value: the copy shares the module.
+        if (const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(Arg);
+            Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+          Arg = skipImplicitTemporaries(Copy->getArg(0));
+        Object = Arg ? invariantObject(Arg, Loop, SM) : nullptr;
+      } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+        const Expr *Obj = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+        Object = isa<CXXThisExpr>(Obj) || invariantObject(Obj, Loop, SM) ? Moved : nullptr;
+      }
+      if (!Object)
+        continue;
+      if (!Reported.insert(Call).second)
+        break;
+      diag(Call->getExprLoc(),
+           "'%0' moves module '%1' with '%2' on every call, and this loop calls it on every "
+           "iteration: each move walks all its parameters and buffers, and copies them whenever "
+           "the device or type differs")
+          << Callee->getNameAsString() << Object->getName() << Move->getMethodDecl()->getName()
+          << Call->getSourceRange();
+      diag(Move->getExprLoc(), "the module is moved here", DiagnosticIDs::Note);
+      diag(compat::beginLoc(Loop), "the loop is here; move the module once before it",
+           DiagnosticIDs::Note);
+    }
+  }
+}
 
 void ModuleToDeviceInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const FunctionFacts &Facts = core().facts(FD, Ctx);
+  checkHelperCalls(FD, Body, Ctx);
   if (!Facts.callsNamed([](StringRef N) { return N == "to" || N == "cuda" || N == "cpu"; }))
     return;
   // The module moves: to(), cuda(), cpu() on a module, lambdas' included.

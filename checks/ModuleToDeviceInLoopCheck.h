@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_MODULETODEVICEINLOOPCHECK_H
 
 #include "utils/CoreCheck.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch_check {
 
@@ -20,6 +21,18 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
+  void onStartOfTranslationUnit() override {
+    CoreCheck::onStartOfTranslationUnit();
+    Reported.clear();
+  }
+
+private:
+  /// Calls in a loop of a function of the user's that moves, on every call,
+  /// a module the loop hands it (or a data member of its class).
+  void checkHelperCalls(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx);
+  /// The calls reported (one warning per call, at its first move): a call in
+  /// a template is met once per instantiation.
+  llvm::DenseSet<const Stmt *> Reported;
 };
 
 } // namespace clang::tidy::torch_check

@@ -68,6 +68,32 @@ struct Trainer {
   }
 };
 
+// A helper that moves the module it is given, on every call, called on every
+// iteration: a float32 round trip around a sampler (the module's weights
+// converted twice per call).
+torch::Tensor kick(Net model, torch::Tensor x) {
+  model->to(torch::kFloat32);
+  auto y = model->forward(x.to(torch::kFloat32));
+  model->to(torch::kFloat64);
+  return y;
+}
+struct Sampler {
+  Net net;
+  void to_gpu() { net->to(torch::kCUDA); }
+  void sample(torch::Tensor x, int steps) {
+    for (int i = 0; i < steps; ++i) {
+      auto y = kick(net, x);
+      // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'kick' moves module 'net' with 'to' on every call, and this loop calls it on every iteration: each move walks all its parameters and buffers, and copies them whenever the device or type differs [torch-module-to-device-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-12]]:10: note: the module is moved here
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: the loop is here; move the module once before it
+      to_gpu();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'to_gpu' moves module 'net' with 'to' on every call
+      // CHECK-MESSAGES: :[[@LINE-9]]:24: note: the module is moved here
+      // CHECK-MESSAGES: :[[@LINE-8]]:5: note: the loop is here
+    }
+  }
+};
+
 // ---- must not flag ----------------------------------------------------------
 
 void once_before_the_loop(Net &model, Loader &loader, torch::Device device) {
@@ -126,4 +152,20 @@ struct NotAModule {
 void not_a_module(NotAModule &thing, torch::Device device) {
   for (int i = 0; i < 3; ++i)
     thing.to(device);
+}
+
+// Helpers whose move depends on what each call is given, that move only
+// sometimes, or that are handed a different module each time.
+void move_to(Net model, torch::Device device) { model->to(device); }
+void maybe_move(Net model, bool gpu) {
+  if (gpu)
+    model->to(torch::kCUDA);
+}
+void helper_lookalikes(Net model, std::vector<Net> &models, std::vector<torch::Device> &devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    move_to(model, devices[i]);
+    maybe_move(model, i == 0);
+    kick(models[i], torch::ones({1}));
+  }
+  kick(model, torch::ones({1}));
 }

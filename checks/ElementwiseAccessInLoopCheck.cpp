@@ -82,6 +82,28 @@ bool isElementConversion(const CXXMemberCallExpr *MC) {
          indexStep(skipImplicitTemporaries(MC->getImplicitObjectArgument()));
 }
 
+/// The item() that reads \p E, directly or through the element conversions
+/// above it (`e.to(kLong).item()`); null when none. \p Read is what item()
+/// is (or would be) called on: \p E or its last conversion.
+const CXXMemberCallExpr *itemThroughConversions(const Expr *E, const ParentMap &PM,
+                                                const Expr *&Read) {
+  Read = E;
+  const Stmt *P = userOf(E, PM);
+  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
+    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
+    if (!isElementConversion(MC) ||
+        skipImplicitTemporaries(MC->getImplicitObjectArgument()) != Read)
+      break;
+    Read = MC;
+    P = userOf(MC, PM);
+  }
+  const auto *Item = dyn_cast_or_null<CXXMemberCallExpr>(P);
+  return Item && tensorMethodName(Item) == "item" &&
+                 skipImplicitTemporaries(Item->getImplicitObjectArgument()) == Read
+             ? Item
+             : nullptr;
+}
+
 /// A number (not a tensor) as written: the value converted to Scalar.
 bool isNumber(const Expr *E) {
   const Expr *V = scalarConversionSource(E);
@@ -151,10 +173,8 @@ KnownTensor knownTensor(const ValueDecl *V, const Stmt *Body) {
   if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || VD->getType()->isReferenceType() ||
       !VD->getInit() || isAssignedWithin(VD, Body))
     return {};
-  const Expr *Init = skipImplicitTemporaries(VD->getInit());
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init); CE && CE->getNumArgs() == 1)
-    Init = skipImplicitTemporaries(CE->getArg(0));
-  const auto *Call = dyn_cast<CallExpr>(Init);
+  const auto *Call = dyn_cast<CallExpr>(
+      stripWrappers(VD->getInit(), wrappers::Temporaries | wrappers::Constructions));
   std::optional<unsigned> Options = sizedFactoryOptionsParam(Call);
   if (!Options || *Options >= Call->getNumArgs())
     return {};
@@ -223,18 +243,16 @@ throughRow(const ElementwiseAccessInLoopCheck::Access &A, const Stmt *Body) {
   if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
       isAssignedWithin(VD, Body))
     return std::nullopt;
-  const Expr *Init = skipImplicitTemporaries(VD->getInit());
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init); CE && CE->getNumArgs() == 1)
-    Init = skipImplicitTemporaries(CE->getArg(0));
-  ElementwiseAccessInLoopCheck::Access Row;
-  if (!indexStep(Init) || !parseChain(Init, Row) || Row.Tensor == VD)
+  const Expr *Init = stripWrappers(VD->getInit(), wrappers::Temporaries | wrappers::Constructions);
+  ElementwiseAccessInLoopCheck::Access Taken;
+  if (!indexStep(Init) || !parseChain(Init, Taken) || Taken.Tensor == VD)
     return std::nullopt;
-  Row.Root = A.Root;
+  // The same use of the element, of the tensor the row was taken from.
+  ElementwiseAccessInLoopCheck::Access Row = A;
+  Row.Tensor = Taken.Tensor;
+  Row.Base = Taken.Base;
+  Row.Indices = std::move(Taken.Indices);
   Row.Indices.append(A.Indices.begin(), A.Indices.end());
-  Row.Item = A.Item;
-  Row.Written = A.Written;
-  Row.IndexPut = A.IndexPut;
-  Row.Converted = A.Converted;
   Row.ThroughRow = true;
   return Row;
 }
@@ -246,26 +264,16 @@ bool reachesElement(ElementwiseAccessInLoopCheck::Access &A, unsigned Rank, cons
   // Fewer indices than dimensions: a row (`m[i] = 0` fills one).
   if (Rank != 0 && A.Indices.size() < Rank)
     return false;
-  const Stmt *P = userOf(A.Root, PM);
-  // Conversions of the element before its item() (`gis[i].to(kLong).item()`).
-  const Expr *Value = A.Root;
-  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
-    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
-    if (!isElementConversion(MC) ||
-        skipImplicitTemporaries(MC->getImplicitObjectArgument()) != Value)
-      break;
-    Value = MC;
-    P = userOf(MC, PM);
-  }
-  if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P);
-      MC && tensorMethodName(MC) == "item" &&
-      skipImplicitTemporaries(MC->getImplicitObjectArgument()) == Value) {
-    A.Item = MC;
-    A.Converted = Value != A.Root;
+  // Its item(), directly or of a conversion (`gis[i].to(kLong).item()`).
+  const Expr *Read = nullptr;
+  if (const CXXMemberCallExpr *Item = itemThroughConversions(A.Root, PM, Read)) {
+    A.Item = Item;
+    A.Converted = Read != A.Root;
     return true;
   }
-  if (Value != A.Root)
+  if (Read != A.Root)
     return false;
+  const Stmt *P = userOf(A.Root, PM);
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P); Op && Op->getNumArgs() == 2) {
     const Expr *Other =
         skipImplicitTemporaries(Op->getArg(0)) == A.Root ? Op->getArg(1) : Op->getArg(0);
@@ -348,21 +356,12 @@ bool indicesUse(const ElementwiseAccessInLoopCheck::Access &A, llvm::ArrayRef<co
 /// `e.to(...)` of an indexing step `e` whose value only reaches item()
 /// (`gis[i].to(kLong).item()`): reading one element.
 bool isConvertedElementRead(const CallExpr *Call, const ParentMap &PM) {
-  const Stmt *S = Call;
-  for (unsigned Depth = 0; Depth < MaxChain; ++Depth) {
-    const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
-    if (!MC)
-      return false;
-    if (tensorMethodName(MC) == "item")
-      return S != Call;
-    if (!isElementConversion(MC))
-      return false;
-    S = userOf(MC, PM);
-    if (const auto *Next = dyn_cast_or_null<CXXMemberCallExpr>(S);
-        !Next || skipImplicitTemporaries(Next->getImplicitObjectArgument()) != MC)
-      return false;
-  }
-  return false;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+  const Expr *Read = nullptr;
+  return isElementConversion(MC) &&
+         itemThroughConversions(skipImplicitTemporaries(MC->getImplicitObjectArgument()), PM,
+                                Read) &&
+         Read == MC;
 }
 
 /// LibTorch calls that are part of element access (not tensor work).

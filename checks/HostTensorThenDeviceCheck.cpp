@@ -153,6 +153,18 @@ const Expr *dtypeConversionSource(const Expr *E) {
   return MC->getImplicitObjectArgument();
 }
 
+/// \p E as a call of a sized factory whose options give no device, with in
+/// \p OptionsParam the index of its TensorOptions parameter; null otherwise.
+const CallExpr *hostFactory(const Expr *E, unsigned &OptionsParam) {
+  const auto *Factory = dyn_cast_or_null<CallExpr>(skipImplicitTemporaries(E));
+  std::optional<unsigned> Options = sizedFactoryOptionsParam(Factory);
+  if (!Options || *Options >= Factory->getNumArgs() ||
+      optionsDevice(Factory->getArg(*Options)) != OptionsDevice::None)
+    return nullptr;
+  OptionsParam = *Options;
+  return Factory;
+}
+
 /// The move a user function makes of its parameter, when its whole body is
 /// `return p.to(device);` (a one-line `ToDevice` helper) with a device that
 /// is not the CPU: the move, and in \p Param the parameter's index. Null for
@@ -202,17 +214,12 @@ void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt
   for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
     unsigned Param = 0;
     const CXXMemberCallExpr *Inner = wrapperMove(Call, Ctx, Param);
-    const Expr *Arg = Inner ? argumentFor(Call, Param) : nullptr;
     Move M;
-    M.Call = Inner;
-    M.Device = Inner ? toArgumentDevice(Inner->getArg(0)) : nullptr;
-    M.Factory = Arg ? dyn_cast<CallExpr>(skipImplicitTemporaries(Arg)) : nullptr;
-    std::optional<unsigned> Options = sizedFactoryOptionsParam(M.Factory);
-    if (!Options || *Options >= M.Factory->getNumArgs() ||
-        optionsDevice(M.Factory->getArg(*Options)) != OptionsDevice::None ||
-        !Reported.insert(M.Factory->getExprLoc()).second)
+    M.Factory = Inner ? hostFactory(argumentFor(Call, Param), M.OptionsParam) : nullptr;
+    if (!M.Factory || !Reported.insert(M.Factory->getExprLoc()).second)
       continue;
-    M.OptionsParam = *Options;
+    M.Call = Inner;
+    M.Device = toArgumentDevice(Inner->getArg(0));
     diagnose(M, Ctx);
     diag(Call->getExprLoc(), "'%0' moves it to the device", DiagnosticIDs::Note)
         << Callee->getNameAsString();
@@ -240,16 +247,14 @@ void HostTensorThenDeviceCheck::checkFunction(const FunctionDecl *FD, const Stmt
     // the same allocation and copy, and no fix-it (the dtype would move too).
     const Expr *Moved = MC->getImplicitObjectArgument();
     const Expr *Converted = dtypeConversionSource(Moved);
-    M.Factory = dyn_cast<CallExpr>(skipImplicitTemporaries(Converted ? Converted : Moved));
-    std::optional<unsigned> Options = sizedFactoryOptionsParam(M.Factory);
-    if (!Options || *Options >= M.Factory->getNumArgs() ||
-        optionsDevice(M.Factory->getArg(*Options)) != OptionsDevice::None)
+    M.Factory = hostFactory(Converted ? Converted : Moved, M.OptionsParam);
+    if (!M.Factory)
       return;
-    M.OptionsParam = *Options;
     bool WrittenUpToOptions = true;
-    for (unsigned I = 0; I < *Options; ++I)
+    for (unsigned I = 0; I < M.OptionsParam; ++I)
       WrittenUpToOptions &= !isa<CXXDefaultArgExpr>(M.Factory->getArg(I));
-    M.Fixable = !Converted && !ExtraArgs && WrittenUpToOptions && isEmptyDefaultOptions(M.Factory->getArg(*Options)) &&
+    M.Fixable = !Converted && !ExtraArgs && WrittenUpToOptions &&
+                isEmptyDefaultOptions(M.Factory->getArg(M.OptionsParam)) &&
                 (!M.Device || isSimpleDeviceExpr(M.Device));
     if (Reported.insert(MC->getExprLoc()).second)
       diagnose(M, Ctx);

@@ -78,6 +78,11 @@ bool variesInLoop(const Stmt *S, const Stmt *Loop, const SourceManager &SM) {
            isAssignedWithin(VD, Loop);
   });
 }
+/// The module methods that move it: to(), cuda(), cpu().
+bool isModuleMove(llvm::StringRef Method) {
+  return Method == "to" || Method == "cuda" || Method == "cpu";
+}
+
 /// The module moves of \p Def that run on every call and whose target does
 /// not depend on its parameters: each with the parameter (or data member of
 /// its class) it moves.
@@ -85,13 +90,11 @@ llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const ValueDecl *>, 2>
 movesOnEveryCall(const FunctionDecl *Def, AnalysisCore &Core, ASTContext &Ctx) {
   llvm::SmallVector<std::pair<const CXXMemberCallExpr *, const ValueDecl *>, 2> Result;
   const FunctionFacts &Facts = Core.facts(Def, Ctx);
-  if (!Def->hasBody() ||
-      !Facts.callsNamed([](StringRef N) { return N == "to" || N == "cuda" || N == "cpu"; }))
+  if (!Def->hasBody() || !Facts.callsNamed(isModuleMove))
     return Result;
   for (const CallSite &Site : Facts.calls()) {
     const auto *Move = dyn_cast<CXXMemberCallExpr>(Site.E);
-    llvm::StringRef Method = Move ? moduleMethodName(Move) : "";
-    if (Site.InLambda || (Method != "to" && Method != "cuda" && Method != "cpu") ||
+    if (!Move || Site.InLambda || !isModuleMove(moduleMethodName(Move)) ||
         !runsOnEveryCall(Move, Def->getBody(), Facts.parents(), Ctx.getSourceManager()) ||
         llvm::any_of(Move->arguments(), [](const Expr *Arg) {
           return anyStmt(Arg, [](const Stmt *S) {
@@ -128,12 +131,9 @@ void ModuleToDeviceInLoopCheck::checkHelperCalls(const FunctionDecl *FD, const S
       // on every iteration.
       const ValueDecl *Object = nullptr;
       if (const auto *P = dyn_cast<ParmVarDecl>(Moved)) {
-        const Expr *Arg = argumentFor(Call, P->getFunctionScopeIndex());
-        Arg = Arg ? skipImplicitTemporaries(Arg) : nullptr;
         // A holder passed by value: the copy shares the module.
-        if (const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(Arg);
-            Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
-          Arg = skipImplicitTemporaries(Copy->getArg(0));
+        const Expr *Arg = stripWrappers(argumentFor(Call, P->getFunctionScopeIndex()),
+                                        wrappers::Temporaries | wrappers::CopiesAndMoves);
         Object = Arg ? invariantObject(Arg, Loop, SM) : nullptr;
       } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
         const Expr *Obj = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
@@ -159,16 +159,14 @@ void ModuleToDeviceInLoopCheck::checkHelperCalls(const FunctionDecl *FD, const S
 void ModuleToDeviceInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   checkHelperCalls(FD, Body, Ctx);
-  if (!Facts.callsNamed([](StringRef N) { return N == "to" || N == "cuda" || N == "cpu"; }))
+  if (!Facts.callsNamed(isModuleMove))
     return;
   // The module moves: to(), cuda(), cpu() on a module, lambdas' included.
   llvm::SmallVector<const CXXMemberCallExpr *, 4> Moves;
   for (const CallSite &Site : Facts.calls())
-    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Site.E)) {
-      llvm::StringRef Method = moduleMethodName(Call);
-      if (Method == "to" || Method == "cuda" || Method == "cpu")
-        Moves.push_back(Call);
-    }
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Site.E);
+        Call && isModuleMove(moduleMethodName(Call)))
+      Moves.push_back(Call);
   if (Moves.empty())
     return;
   const ParentMap &PM = Facts.parents();

@@ -5,6 +5,7 @@
 #include "ASTHelpers.h"
 #include "FunctionFacts.h"
 #include "CallFacts.h"
+#include "Callees.h"
 #include "DefUse.h"
 #include "Traversal.h"
 
@@ -287,6 +288,33 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
   return Fixes;
 }
 
+/// True when the calls that take \p VD by non-const reference leave it as it
+/// is: a callee defined here that modifies none of the parameters bound to it,
+/// or one defined elsewhere (a saved state handed to a helper by reference,
+/// `stream_sync(saved, other)`, is read there; overwriting it would be odd).
+/// Any other modification (`++`, a compound or member assignment, an in-place
+/// call) does not qualify; plain whole assignments are sources and are not
+/// asked about.
+static bool onlyHandedByReference(const VarDecl *VD, const DefUse &Defs) {
+  for (const Stmt *Site : Defs.modificationSites(VD)) {
+    if (llvm::any_of(Defs.assignments(VD), [&](const auto &A) { return A.first == Site; }))
+      continue;
+    const auto *Call = dyn_cast<CallExpr>(Site);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Callee || isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+      return false;
+    const FunctionDecl *Definition = Callee->getDefinition();
+    if (!Definition || !Definition->hasBody())
+      continue;
+    DefUse CalleeDefs(Definition->getBody());
+    for (unsigned P = 0; P < Definition->getNumParams() && P < Call->getNumArgs(); ++P)
+      if (DefUse::variableNamed(argumentFor(Call, P)) == VD &&
+          CalleeDefs.isModified(Definition->getParamDecl(P)))
+        return false;
+  }
+  return true;
+}
+
 llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const Stmt *Body,
                                                          const DefUse &Defs,
                                                          CallPredicate IsGetter) {
@@ -299,7 +327,7 @@ llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const 
     return Getters;
   llvm::SmallVector<const Expr *, 2> Sources;
   if (const auto *VD = dyn_cast<VarDecl>(Saved)) {
-    if (isa<ParmVarDecl>(VD) || Defs.isOtherwiseModified(VD))
+    if (isa<ParmVarDecl>(VD) || (Defs.isOtherwiseModified(VD) && !onlyHandedByReference(VD, Defs)))
       return Getters;
     llvm::append_range(Sources, Defs.sources(VD));
   } else if (isa<FieldDecl>(Saved)) {

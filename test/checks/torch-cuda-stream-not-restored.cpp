@@ -240,6 +240,35 @@ void saved_used_again(torch::Tensor a) {
 // CHECK-FIXES-NEXT: {{^}}  {{{$}}
 // CHECK-FIXES-NEXT: {{^}}    c10::cuda::CUDAStreamGuard stream_guard(at::cuda::getStreamFromPool());{{$}}
 
+// The saved stream handed by non-const reference to a helper defined
+// elsewhere, which reads it: still the saved stream.
+void wait_on(c10::cuda::CUDAStream &dependency, c10::cuda::CUDAStream &dependent);
+void saved_handed_by_reference(torch::Tensor a) {
+  auto prev = at::cuda::getCurrentCUDAStream();
+  auto side = at::cuda::getStreamFromPool();
+  at::cuda::setCurrentCUDAStream(side);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: CUDA stream made current here is switched back only when nothing throws
+  wait_on(prev, side);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: this call may throw
+  a.add_(1);
+  at::cuda::setCurrentCUDAStream(prev);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: switched back here
+}
+
+// A helper defined here that overwrites what it is handed: the variable no
+// longer holds the saved stream.
+void replace_stream(c10::cuda::CUDAStream &stream) { stream = at::cuda::getStreamFromPool(); }
+void saved_overwritten_by_helper(torch::Tensor a) {
+  auto prev = at::cuda::getCurrentCUDAStream();
+  at::cuda::setCurrentCUDAStream(at::cuda::getStreamFromPool());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: CUDA stream made current here is not switched back on every path out of 'saved_overwritten_by_helper'
+  // CHECK-MESSAGES-NOEXC: :[[@LINE-2]]:3: warning: CUDA stream made current here is not switched back on every path out of 'saved_overwritten_by_helper'
+  replace_stream(prev);
+  a.add_(1);
+  at::cuda::setCurrentCUDAStream(prev);
+}
+// CHECK-MESSAGES: :[[@LINE-1]]:1: note: the stream is still current at the end
+
 void back_to_default(torch::Tensor a) {
   at::cuda::setCurrentCUDAStream(at::cuda::getStreamFromPool());
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: CUDA stream made current here is switched back only when nothing throws

@@ -1,12 +1,12 @@
 //===--- ModeRestore.cpp - libtorch-tidy ----------------------------------===//
 
 #include "ModeRestore.h"
-#include "ClangTidyCompat.h"
 #include "ASTHelpers.h"
-#include "FunctionFacts.h"
 #include "CallFacts.h"
 #include "Callees.h"
+#include "ClangTidyCompat.h"
 #include "DefUse.h"
+#include "FunctionFacts.h"
 #include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"

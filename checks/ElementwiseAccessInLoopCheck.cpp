@@ -1,7 +1,8 @@
 //===--- ElementwiseAccessInLoopCheck.cpp - libtorch-tidy -----------------===//
 //
 // collect: the element accesses of each function: a chain of integer indexing
-// steps (`t[i]`, `t.index({i, j})`; TorchNames.h) on a named tensor, that
+// steps (`t[i]`, `t.index({i, j})`; TorchNames.h) on a named tensor (or an
+// element of a named container taken with an integer index, `outs[0]`), that
 // reaches one number: its `.item()` / `.item<T>()` (directly or through a
 // comparison or arithmetic with a number), the assignment of a number to it
 // (`=`, `+=`, ...), `t.index_put_({i, j}, v)` with a number, or as many
@@ -10,7 +11,7 @@
 // element access;
 // decide: the loops around the access from the innermost out, while the
 // tensor is the same on every iteration (declared before the loop, not
-// assigned in it) and the loop does no tensor work of its own (no forward
+// assigned in it; a container's element: its index unchanged by the loop) and the loop does no tensor work of its own (no forward
 // pass, no LibTorch operation other than element access, no call of the
 // user's that takes or returns a tensor); of those, the outermost whose
 // induction variable the indices use (directly or through a variable the
@@ -198,6 +199,9 @@ struct ElementwiseAccessInLoopCheck::Access {
   bool IndexPut = false;                   ///< t.index_put_({...}, v)
   bool ThroughRow = false;                 ///< read through a row variable (`auto r = t[i]; r[0]`)
   bool Converted = false;                  ///< item() of a conversion (`t[i].to(kLong).item()`)
+  /// The container's index when the tensor is an element of a container
+  /// (`outputs[0][i][k]`: Tensor is `outputs`, this is `0`).
+  const Expr *ElementIndex = nullptr;
 };
 
 /// The accesses of one tensor in one loop.
@@ -209,8 +213,30 @@ struct ElementwiseAccessInLoopCheck::Finding {
 
 namespace {
 
+/// `v[k]` or `v.at(k)` with an integer \p Index on a named container of
+/// tensors (a std::vector<torch::Tensor>, a TensorList): the container's
+/// variable; null otherwise.
+const ValueDecl *containerElement(const Expr *E, const Expr *&Index) {
+  const Expr *Object = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+    Object = Op->getArg(0);
+    Index = Op->getArg(1);
+  } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+             MC && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+             MC->getMethodDecl()->getName() == "at" && MC->getNumArgs() == 1) {
+    Object = MC->getImplicitObjectArgument();
+    Index = MC->getArg(0);
+  }
+  if (!Object || isTensorType(Object->getType()) ||
+      !Index->IgnoreImpCasts()->getType()->isIntegerType())
+    return nullptr;
+  return namedVariable(Object);
+}
+
 /// Parses the chain of indexing steps ending at \p Root into \p A (base and
-/// indices); false when the base names no tensor variable.
+/// indices); false when the base names no tensor variable (or element of a
+/// container variable).
 bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
   llvm::SmallVector<llvm::SmallVector<const Expr *, 2>, 4> Steps;
   const Expr *E = Root;
@@ -227,6 +253,8 @@ bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
   A.Root = Root;
   A.Base = E;
   A.Tensor = namedVariable(E);
+  if (!A.Tensor)
+    A.Tensor = containerElement(E, A.ElementIndex);
   for (auto It = Steps.rbegin(); It != Steps.rend(); ++It)
     A.Indices.append(It->begin(), It->end());
   return A.Tensor != nullptr;
@@ -366,7 +394,9 @@ bool isConvertedElementRead(const CallExpr *Call, const ParentMap &PM) {
 
 /// LibTorch calls that are part of element access (not tensor work).
 bool isElementOrQueryCall(const CallExpr *Call, const ParentMap &PM) {
-  if (isa<CXXOperatorCallExpr>(Call) || indexStep(Call) || isConvertedElementRead(Call, PM))
+  const Expr *ElementIndex = nullptr;
+  if (isa<CXXOperatorCallExpr>(Call) || indexStep(Call) || isConvertedElementRead(Call, PM) ||
+      containerElement(Call, ElementIndex))
     return true;
   llvm::StringRef Name = tensorMethodName(Call);
   return llvm::is_contained({"item", "index_put_", "size", "sizes", "dim", "numel", "accessor",
@@ -468,6 +498,13 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
     const Stmt *Chosen = nullptr;
     for (const Stmt *L = enclosingLoop(A.Root, PM, CodeBody); L; L = enclosingLoop(L, PM, CodeBody)) {
       if (!outlivesIteration(A.Tensor, L, SM) || isAssignedWithin(A.Tensor, L))
+        break;
+      // A container's element: the same tensor while the loop keeps its index.
+      if (A.ElementIndex && anyStmt(A.ElementIndex, [&](const Stmt *S) {
+            const auto *DRE = dyn_cast<DeclRefExpr>(S);
+            const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+            return VD && (!outlivesIteration(VD, L, SM) || isAssignedWithin(VD, L));
+          }))
         break;
       auto [W, NewW] = Work.try_emplace(L, false);
       if (NewW)
@@ -647,13 +684,18 @@ std::vector<FixItHint> ElementwiseAccessInLoopCheck::accessorFix(const Finding &
 void ElementwiseAccessInLoopCheck::diagnose(const Finding &F, const FunctionDecl *FD, const Stmt *Body,
                                             ASTContext &Ctx) {
   const Access &First = F.Accesses.front();
+  // A container's element by its spelling (`outputs[0]`).
+  std::string Named = First.ElementIndex ? textOf(First.Base, Ctx.getSourceManager(), getLangOpts())
+                                         : std::string();
+  if (Named.empty())
+    Named = F.Tensor->getName().str();
   {
     auto D = diag(compat::beginLoc(First.Root),
                   "tensor '%0' is accessed element by element in a loop: each access is a "
                   "dispatcher call that makes a tensor for one number; read and write the "
                   "elements through an accessor ('%0.accessor<T, N>()', CPU) or the "
                   "data_ptr<T>() of a contiguous tensor")
-             << F.Tensor->getName() << First.Root->getSourceRange();
+             << Named << First.Root->getSourceRange();
     for (const FixItHint &Fix : accessorFix(F, FD, Body, Ctx))
       D << Fix;
   }

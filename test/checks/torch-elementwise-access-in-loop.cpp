@@ -1,6 +1,8 @@
 // RUN: %check_torch_tidy %s torch-elementwise-access-in-loop %t
 #include <torch/torch.h>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 // --- Positives ----------------------------------------------------------------
@@ -219,6 +221,23 @@ struct Rollout {
   }
 };
 
+// An element of a std::vector<torch::Tensor> read number by number: the
+// element is the tensor ('output[0]'); with the container's index a counter of
+// an outer loop, the element is the same through the inner loop only.
+void draw_boxes(const std::vector<torch::Tensor> &output, std::vector<float> &out) {
+  for (int64_t i = 0; i < output[0].size(0); ++i) {
+    out.push_back(output[0][i][0].item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: tensor 'output[0]' is accessed element by element in a loop: {{.*}}('output[0].accessor<T, N>()', CPU)
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+    out.push_back(output.at(0)[i][1].item<float>());
+  }
+  for (size_t b = 0; b < output.size(); ++b)
+    for (int64_t k = 0; k < 4; ++k)
+      out.push_back(output[b][k].item<float>());
+      // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor 'output[b]' is accessed element by element in a loop
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the loop is here
+}
+
 // --- Negatives ----------------------------------------------------------------
 
 // A single access outside a loop.
@@ -319,6 +338,21 @@ void rows_moved(const torch::Tensor &x, const torch::Tensor &y, std::vector<torc
     float v = y[i].item<float>();
     (void)v;
   }
+}
+
+// Elements of a container that change with the loop: each iteration reads
+// one number of another tensor; a container index that is no integer.
+float per_tensor_first(const std::vector<torch::Tensor> &ts, std::map<std::string, torch::Tensor> &named) {
+  float s = 0;
+  for (size_t i = 0; i < ts.size(); ++i)
+    s += ts[i][0].item<float>();
+  for (size_t i = 0; i < ts.size(); ++i) {
+    size_t j = ts.size() - 1 - i;
+    s += ts[j][0].item<float>();
+  }
+  for (int i = 0; i < 3; ++i)
+    s += named["loss"][i].item<float>();
+  return s;
 }
 
 // Range-for over tensors, not indices.

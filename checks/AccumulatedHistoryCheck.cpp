@@ -1,17 +1,19 @@
 //===--- AccumulatedHistoryCheck.cpp - libtorch-tidy ----------------------===//
 
 #include "AccumulatedHistoryCheck.h"
-#include "utils/ClangTidyCompat.h"
-#include "utils/AnalysisCore.h"
 #include "utils/ASTHelpers.h"
+#include "utils/AnalysisCore.h"
+#include "utils/ClangTidyCompat.h"
 #include "utils/History.h"
 #include "utils/LoopVariables.h"
 #include "utils/Matchers.h"
 #include "utils/Summaries.h"
+#include "utils/TorchMembers.h"
 #include "utils/TorchNames.h"
 #include "utils/TrainingLoop.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -102,6 +104,31 @@ private:
   }
 };
 
+/// How a finding names the tensor written: its storage's name, or, for a
+/// tensor inside an object (`metrics.loss[e] = loss` on a local `metrics`),
+/// the tensor as written, without its indexing (`metrics.loss`).
+std::string writtenTensorName(const Expr *Written, const ValueDecl *Acc, const ASTContext &Ctx) {
+  if (isTensorType(Acc->getType()))
+    return Acc->getName().str();
+  const Expr *E = Written;
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    E = stripCopies(E);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+      E = Op->getArg(0);
+    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+             MC && classifyTensorMethod(MC) == TensorMethodKind::View)
+      E = MC->getImplicitObjectArgument();
+    else
+      break;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange R = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(E->getSourceRange()),
+                                               SM, Ctx.getLangOpts());
+  llvm::StringRef Text = R.isValid() ? Lexer::getSourceText(R, SM, Ctx.getLangOpts()) : "";
+  return Text.empty() || Text.contains('\n') ? Acc->getName().str() : Text.str();
+}
+
 /// A module's forward(): residual sums build the graph on purpose.
 bool isModuleForward(const FunctionDecl *FD) {
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
@@ -126,7 +153,7 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
   // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
   // keeps every iteration's graph, like a sum.
   for (const Fact *F : Facts.of(Fact::IndexedAssign))
-    if (F->ObjectDecl && F->Value && isTensorType(F->ObjectDecl->getType()))
+    if (F->ObjectDecl && F->Value && F->Object && isTensorType(F->Object->getType()))
       Collector.Found.push_back({cast<Expr>(F->S), F->Object, F->Value, true, true, F->ObjectDecl});
   if (Collector.Found.empty())
     return;
@@ -139,9 +166,9 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
   for (const Accumulation &A : Collector.Found) {
     const Stmt *Loop = enclosingLoop(A.Stmt, PM, Body);
     const ValueDecl *Acc = A.AccDecl ? A.AccDecl : storageOf(A.Acc);
-    if (!Loop && Acc && !History.isGuarded(A.Stmt) && !A.Copy) {
+    if (!Loop && Acc && !History.isGuarded(A.Stmt)) {
       if (const auto *Field = dyn_cast<FieldDecl>(Acc))
-        checkMemberUpdate(FD, A.Stmt, A.Value, Field, History, Ctx);
+        checkMemberUpdate(FD, A.Stmt, A.Acc, A.Value, A.Copy, Field, History, Ctx);
       continue;
     }
     if (!Loop || !Acc || !outlivesIteration(Acc, Loop, SM) || History.isGuarded(A.Stmt))
@@ -174,7 +201,7 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     SourceLocation SourceLoc;
     if (Source != A.Value->IgnoreImplicit())
       SourceLoc = Source->getExprLoc();
-    std::string Name = Acc->getName().str();
+    std::string Name = writtenTensorName(A.Acc, Acc, Ctx);
     const bool Copy = A.Copy;
     deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy](const CallGraph &) {
       {
@@ -197,9 +224,9 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
 }
 
 void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt,
-                                                const Expr *Value, const FieldDecl *Field,
-                                                const HistoryAnalysis &History,
-                                                ASTContext &Ctx) {
+                                                const Expr *Written, const Expr *Value, bool Copy,
+                                                const FieldDecl *Field,
+                                                const HistoryAnalysis &History, ASTContext &Ctx) {
   HistoryFunctions &Functions = core().history(Ctx);
   if (!isa<CXXMethodDecl>(FD) || isInLambdaBelow(Stmt, FD->getBody(), History.parentMap()) ||
       History.flowsIntoBackward(Field) || History.flowsIntoReturn(Field) ||
@@ -211,26 +238,33 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
   SourceLocation Loc = isa<CXXOperatorCallExpr>(Stmt) ? compat::beginLoc(Stmt) : Stmt->getExprLoc();
   SourceRange Range = Value->getSourceRange();
   auto Fixes = appendDetachFixIts(Value, Ctx);
-  std::string Name = Field->getName().str();
+  std::string Name = writtenTensorName(Written, Field, Ctx);
   SourceLocation FieldLoc = Field->getLocation();
   const SourceManager *SM = &Ctx.getSourceManager();
-  deferUntilCallersKnown(Ctx, FD, [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM,
-                   &Ctx](const CallGraph &Graph) {
-    auto Chain = memberHistoryChain(Graph, CallDepth, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
-    if (Chain.empty())
-      return;
-    {
-      auto D = diag(Loc, "'%0' accumulates a tensor that carries autograd history: the graph "
-                         "of every iteration stays alive as long as '%0' does; accumulate a "
-                         "detached value")
-               << Name << Range;
-      for (const FixItHint &Fix : Fixes)
-        D << Fix;
-    }
-    noteMemberHistory(
-        [this](SourceLocation L, StringRef M) { return diag(L, M, DiagnosticIDs::Note); }, Chain,
-        Trace, Value, Name, FieldLoc);
-  });
+  deferUntilCallersKnown(
+      Ctx, FD,
+      [this, FD, Field, Trace = *Trace, Value, Loc, Range, Fixes, Name, FieldLoc, SM, Copy,
+       &Ctx](const CallGraph &Graph) {
+        auto Chain =
+            memberHistoryChain(Graph, CallDepth, FD, Field, Trace, core().history(Ctx), Ctx, *SM);
+        if (Chain.empty())
+          return;
+        {
+          auto D =
+              Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history on "
+                               "every call: the copy puts '%0' in the graph of every iteration, "
+                               "which stays alive as long as '%0' does; store a detached value")
+                   : diag(Loc, "'%0' accumulates a tensor that carries autograd history: the "
+                               "graph of every iteration stays alive as long as '%0' does; "
+                               "accumulate a detached value");
+          D << Name << Range;
+          for (const FixItHint &Fix : Fixes)
+            D << Fix;
+        }
+        noteMemberHistory(
+            [this](SourceLocation L, StringRef M) { return diag(L, M, DiagnosticIDs::Note); },
+            Chain, Trace, Value, Name, FieldLoc);
+      });
 }
 
 void AccumulatedHistoryCheck::checkLinkedMemberCalls(const FunctionDecl *FD, const Stmt *Body,

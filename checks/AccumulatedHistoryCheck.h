@@ -28,10 +28,12 @@ public:
   void reportAtEndOfUnit() override;
 
 private:
-  /// A data member accumulated in a method called from a loop.
-  void checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt, const Expr *Value,
-                         const FieldDecl *Field, const HistoryAnalysis &History,
-                         ASTContext &Ctx);
+  /// A data member accumulated in (or, with \p Copy, copied into by index:
+  /// `loss_[e] = v`, `loss_.index_put_({e}, v)`) a method called from a loop;
+  /// \p Written is the tensor as written.
+  void checkMemberUpdate(const FunctionDecl *FD, const Expr *Stmt, const Expr *Written,
+                         const Expr *Value, bool Copy, const FieldDecl *Field,
+                         const HistoryAnalysis &History, ASTContext &Ctx);
 
   /// Calls, once per iteration of a loop, of methods defined in another
   /// translation unit whose linked summary accumulates history into a member

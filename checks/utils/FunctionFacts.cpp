@@ -155,6 +155,13 @@ public:
     }
     switch (classifyTensorMethod(Call)) {
     case TensorMethodKind::InPlace: {
+      // `k.index_put_({i}, v)` with a tensor v writes k's storage as
+      // `k.index({i}) = v` does.
+      if (tensorMethodName(Call) == "index_put_" && Call->getNumArgs() >= 2 &&
+          isTensorType(Call->getArg(1)->getType())) {
+        add(Fact::IndexedAssign, Call, nullptr, memberCallObject(Call), Call->getArg(1));
+        return true;
+      }
       const Expr *Value = Call->getNumArgs() ? Call->getArg(0) : nullptr;
       add(Fact::InPlace, Call, nullptr, memberCallObject(Call), Value);
       return true;

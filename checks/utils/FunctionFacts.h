@@ -68,7 +68,8 @@ struct Fact {
     Eval,            ///< module.eval(), module.train(false)
     Train,           ///< module.train(), train(true), train(x)
     InPlace,         ///< t.add_(x), t.copy_(x), t += x: writes Object's storage
-    IndexedAssign,   ///< k[0] = f(x), k.index({...}) = f(x): writes Object's storage
+    IndexedAssign,   ///< k[0] = f(x), k.index({...}) = f(x), k.index_put_({...}, f(x)):
+                     ///< writes Object's storage
     View,            ///< t.view(...), t.select(...), t[0]: a view of Object
     ContainerInsert, ///< v.push_back(x), m.insert(...), m.emplace(...)
     Sync,            ///< t.item(), t.cpu(), t.to(kCPU), `os << t`, torch::cuda::synchronize(),

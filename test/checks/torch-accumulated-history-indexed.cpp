@@ -57,6 +57,41 @@ void run_tests(Net &model, Loader &a, Sequential &b, torch::Tensor scores) {
   test_loop(model, b, scores);
 }
 
+// index_put_ with a tensor writes the storage as an indexed assignment does;
+// a tensor inside a local object is named as written.
+struct Metrics {
+  torch::Tensor loss = torch::zeros({10});
+  torch::Tensor norm = torch::zeros({10});
+  void set(int64_t e, const torch::Tensor &l, const torch::Tensor &n) {
+    loss.index_put_({e}, l.reshape({1}));
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'loss' keeps a copy of a tensor that carries autograd history on every call: the copy puts 'loss' in the graph of every iteration, which stays alive as long as 'loss' does; store a detached value [torch-accumulated-history]
+    // CHECK-MESSAGES: :[[@LINE-5]]:17: note: 'loss' is a data member: it keeps its value from one call to the next
+    // CHECK-MESSAGES: :[[@LINE+20]]:5: note: 'set' is called in a loop here, once per iteration
+    // CHECK-MESSAGES: :[[@LINE+19]]:24: note: this argument carries the history
+    norm.index_put_({e}, n);
+  }
+};
+// CHECK-FIXES: {{^}}    loss.index_put_({e}, l.reshape({1}).detach());{{$}}
+// CHECK-FIXES: {{^}}    norm.index_put_({e}, n);{{$}}
+
+void put_losses(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  torch::Tensor losses = torch::zeros({10});
+  Metrics metrics;
+  for (int64_t epoch = 0; epoch < 10; ++epoch) {
+    opt.zero_grad();
+    auto loss = F::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    losses.index_put_({epoch}, loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'losses' keeps a copy of a tensor that carries autograd history
+    metrics.loss[epoch] = loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'metrics.loss' keeps a copy of a tensor that carries autograd history: the copy puts 'metrics.loss' in the graph
+    metrics.set(epoch, loss, loss.detach());
+  }
+}
+// CHECK-FIXES: {{^}}    losses.index_put_({epoch}, loss.detach());{{$}}
+// CHECK-FIXES: {{^}}    metrics.loss[epoch] = loss.detach();{{$}}
+
 // ---- look-alikes ----------------------------------------------------------------
 
 void detached_or_scalar(Net &model, torch::Tensor x, torch::Tensor y) {
@@ -105,3 +140,26 @@ void no_history(torch::Tensor x) {
   for (int i = 0; i < 4; ++i)
     counts[i] = x.sum().detach();
 }
+
+// A member written by index whose class back-propagates it (a REINFORCE
+// episode: log-probabilities stored per step, one backward at the end); a
+// number or a detached value put; a tensor handed in by reference (the caller
+// owns it).
+struct Episode {
+  torch::Tensor log_probs = torch::zeros({100});
+  void record(int64_t t, const torch::Tensor &lp) { log_probs.index_put_({t}, lp); }
+  void finish(const torch::Tensor &returns) { (-(log_probs * returns).sum()).backward(); }
+};
+void run_episode(Net &model, torch::Tensor x, torch::Tensor returns, torch::Tensor &out) {
+  Episode episode;
+  torch::Tensor counts = torch::zeros({100});
+  for (int64_t t = 0; t < 100; ++t) {
+    auto lp = model(x).sum();
+    episode.record(t, lp);
+    counts.index_put_({t}, 1);
+    counts.index_put_({t}, lp.detach());
+    out.index_put_({t}, lp);
+  }
+  episode.finish(returns);
+}
+

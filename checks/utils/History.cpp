@@ -49,6 +49,20 @@ static bool mayCarryHistoryTypeImpl(QualType T, unsigned Depth) {
 
 bool mayCarryHistoryType(QualType T) { return mayCarryHistoryTypeImpl(T, 0); }
 
+const CXXRecordDecl *tensorAggregate(QualType T) {
+  if (T.isNull() || T->isDependentType())
+    return nullptr;
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  RD = RD ? RD->getDefinition() : nullptr;
+  if (!RD || RD->isUnion() || !RD->isAggregate() || RD->getNumBases() != 0 ||
+      isInLibraryNamespace(RD) || RD->isInStdNamespace() || mayCarryHistoryType(T))
+    return nullptr;
+  return llvm::any_of(RD->fields(),
+                      [](const FieldDecl *F) { return mayCarryHistoryType(F->getType()); })
+             ? RD
+             : nullptr;
+}
+
 /// Calls on a tensor that cut its history: detach(), detach_(), item().
 static bool isDetachingCall(const CallExpr *Call) {
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
@@ -143,7 +157,10 @@ const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTCon
 
 HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionDecl *Def = userDefinition(FD, Ctx);
-  if (!Def || !mayCarryHistoryType(Def->getReturnType()))
+  if (!Def)
+    return {};
+  const bool Carries = mayCarryHistoryType(Def->getReturnType());
+  if (!Carries && !tensorAggregate(Def->getReturnType()))
     return {};
   auto It = Summaries.find(Def);
   if (It != Summaries.end())
@@ -165,9 +182,14 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   {
     HistoryAnalysis Own(Def->getBody(), Ctx, *this, /*ParamsCarry=*/false,
                         Parents ? &Parents(Def) : nullptr);
-    S.Always = Own.returnsHistory();
+    if (Carries)
+      S.Always = Own.returnsHistory();
+    else
+      S.FieldsAlways = Own.fieldsReturningHistory();
   }
-  if (S.Always) {
+  if (!Carries) {
+    // A struct of tensors: its fields only.
+  } else if (S.Always) {
     S.FromArgs = true;
   } else {
     HistoryAnalysis FromParams(Def->getBody(), Ctx, *this, /*ParamsCarry=*/true);
@@ -234,11 +256,18 @@ traceMemberHistory(const FunctionDecl *FD, const Expr *Value, const HistoryAnaly
   if (const Expr *Source = History.historySource(Value))
     return MemberHistoryTrace{Source, -1};
   const HistoryAnalysis &ParamHistory = Functions.analysis(FD, Ctx, /*ParamsCarry=*/true);
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(ParamHistory.historySource(Value));
+  const Expr *Source = ParamHistory.historySource(Value);
+  // A field of a parameter that is a struct of tensors (`result.loss`).
+  const FieldDecl *Field = nullptr;
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Source)) {
+    Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    Source = strip(ME->getBase());
+  }
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Source);
   const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   if (!P)
     return std::nullopt;
-  return MemberHistoryTrace{nullptr, static_cast<int>(P->getFunctionScopeIndex())};
+  return MemberHistoryTrace{nullptr, static_cast<int>(P->getFunctionScopeIndex()), Field};
 }
 
 /// The argument a call passes to parameter \p I of its callee, or null.
@@ -253,7 +282,9 @@ memberHistoryChain(const CallGraph &Graph, unsigned Depth, const FunctionDecl *F
     const FunctionDecl *Caller = S.Caller->getDefinition();
     if (!Arg || !Caller || !Caller->getBody())
       return false;
-    return Functions.analysis(Caller, Ctx).historySource(Arg) != nullptr;
+    const HistoryAnalysis &CallerHistory = Functions.analysis(Caller, Ctx);
+    return Trace.ParamField ? CallerHistory.fieldSource(Arg, Trace.ParamField) != nullptr
+                            : CallerHistory.historySource(Arg) != nullptr;
   });
 }
 
@@ -501,6 +532,10 @@ const Expr *HistoryAnalysis::sourceOf(const Expr *Root) const {
     if (!E)
       return nullptr;
     if (isa<DeclRefExpr, MemberExpr>(E)) {
+      if (const auto *ME = dyn_cast<MemberExpr>(E))
+        if (const Expr *FieldSource =
+                fieldSource(ME->getBase(), dyn_cast<FieldDecl>(ME->getMemberDecl())))
+          return FieldSource == ME->getBase() ? E : FieldSource;
       const ValueDecl *V = storageOf(E);
       if (!V)
         return nullptr;
@@ -671,6 +706,82 @@ bool HistoryAnalysis::returnsHistory() const {
   return llvm::any_of(Returns, [&](const Expr *R) { return historySource(R) != nullptr; });
 }
 
+llvm::SmallVector<const FieldDecl *, 2> HistoryAnalysis::fieldsReturningHistory() const {
+  llvm::SmallVector<const FieldDecl *, 2> Fields;
+  auto Note = [&](const FieldDecl *F, const Expr *Value) {
+    if (F && !llvm::is_contained(Fields, F) && mayCarryHistoryType(F->getType()) &&
+        historySource(Value))
+      Fields.push_back(F);
+  };
+  // A braced initialiser of the struct: its i-th value initialises its i-th
+  // field (an aggregate without bases).
+  auto NoteBraced = [&](const Expr *E) {
+    const auto *IL = dyn_cast_or_null<InitListExpr>(strip(E));
+    const CXXRecordDecl *RD = IL ? tensorAggregate(IL->getType()) : nullptr;
+    if (!RD)
+      return;
+    if (IL->isSyntacticForm() && IL->getSemanticForm())
+      IL = IL->getSemanticForm();
+    unsigned I = 0;
+    for (const FieldDecl *F : RD->fields()) {
+      if (I >= IL->getNumInits())
+        break;
+      Note(F, IL->getInit(I++));
+    }
+  };
+  for (const Expr *R : Returns) {
+    NoteBraced(R);
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(strip(stripCopies(R)));
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !tensorAggregate(V->getType()))
+      continue;
+    if (V->getInit())
+      NoteBraced(V->getInit());
+    // `r.loss = loss;`
+    forEachStmt(Body, [&](const Stmt *S) {
+      const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      if (!Op || Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
+        return;
+      const auto *ME = dyn_cast<MemberExpr>(strip(Op->getArg(0)));
+      const auto *Base = ME ? dyn_cast<DeclRefExpr>(strip(ME->getBase())) : nullptr;
+      if (Base && Base->getDecl() == V)
+        Note(dyn_cast<FieldDecl>(ME->getMemberDecl()), Op->getArg(1));
+    });
+  }
+  return Fields;
+}
+
+const Expr *HistoryAnalysis::fieldSource(const Expr *Struct, const FieldDecl *Field) const {
+  if (!Struct || !Field || !mayCarryHistoryType(Field->getType()) ||
+      !tensorAggregate(Struct->getType()))
+    return nullptr;
+  // The struct as a call's result (`update(x).loss`), or a local it
+  // initialises (`Result r = update(x); r.loss`).
+  llvm::SmallVector<const Expr *, 2> Values;
+  const Expr *Base = strip(Struct);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Base)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(V); P && ParamsCarry) {
+      const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+      return Fn && Fn->getBody() == Body ? Struct : nullptr;
+    }
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+      return nullptr;
+    auto It = Defs.find(V);
+    if (It != Defs.end())
+      Values.append(It->second.begin(), It->second.end());
+  } else {
+    Values.push_back(Base);
+  }
+  for (const Expr *Value : Values) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(strip(Value));
+    if (!Call || isGuarded(Call))
+      continue;
+    if (llvm::is_contained(Functions.summary(Call->getDirectCallee(), Ctx).FieldsAlways, Field))
+      return Call;
+  }
+  return nullptr;
+}
 
 llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTContext &Ctx) {
   llvm::SmallVector<FixItHint, 2> Fixes;

@@ -9,7 +9,11 @@
 //   - LibTorch loss functions (isLossFunctionCall);
 //   - calls of functions and lambdas defined in the translation unit whose
 //     returned tensor carries history (a wrapper around model->forward, a
-//     compute_loss() member).
+//     compute_loss() member);
+//   - the fields of a struct of tensors such a function returns, field by
+//     field (`Result r = update(x); r.loss`: tensorAggregate,
+//     Summary::FieldsAlways); with ParamsCarry, the fields of a parameter
+//     of such a struct.
 // History propagates
 //   - through local variables, parameters and data members assigned in the
 //     body (initialisation, `=`, compound assignment, `std::tie(a, b) = ...`,
@@ -78,9 +82,14 @@ public:
   struct Summary {
     bool Always = false;   ///< its result carries history whatever its arguments
     bool FromArgs = false; ///< its result carries history when an argument does
+    /// For a function returning a struct of tensors (tensorAggregate): the
+    /// fields whose returned value carries history whatever its arguments
+    /// (`return Result{loss, norm};` gives `loss`). The struct as a whole
+    /// carries none: only `r.loss` of a variable it initialises does.
+    llvm::SmallVector<const FieldDecl *, 2> FieldsAlways;
   };
-  /// The summary of \p FD's definition; {false, false} when it has no body in
-  /// user code or does not return something that can hold a tensor.
+  /// The summary of \p FD's definition; empty when it has no body in user
+  /// code or does not return something that can hold a tensor.
   Summary summary(const FunctionDecl *FD, ASTContext &Ctx);
   /// True when some member function of \p Field's class, defined in the TU,
   /// passes the member's value into a backward pass (a loss summed in one
@@ -134,6 +143,8 @@ chainKeepingMember(const CallGraph &Graph, unsigned Depth, const FunctionDecl *F
 struct MemberHistoryTrace {
   const Expr *Source = nullptr;
   int ParamIndex = -1;
+  /// The field of that parameter, a struct of tensors, that carries it.
+  const FieldDecl *ParamField = nullptr;
 };
 /// The trace of \p Value, stored in \p FD: History's own source, else the
 /// parameter it comes from (the shared analysis of \p FD with ParamsCarry).
@@ -158,6 +169,12 @@ void noteMemberHistory(llvm::function_ref<DiagnosticBuilder(SourceLocation, llvm
 /// the member on: passes it into a backward pass
 /// (HistoryFunctions::memberFlowsIntoBackward) or returns it.
 bool memberLeavesClass(const FieldDecl *Field, HistoryFunctions &Functions, ASTContext &Ctx);
+
+/// A struct of the user's made to carry tensors (`struct Result { Tensor loss;
+/// Tensor norm; };`): an aggregate without bases, not a module, with a field
+/// that can hold a tensor. Its definition, or null. Such a struct is no
+/// mayCarryHistoryType: its fields are asked one by one.
+const CXXRecordDecl *tensorAggregate(QualType T);
 
 /// A type that can hold a tensor: at::Tensor, a class template specialisation
 /// with such an argument (std::vector<Tensor>, std::tuple<Tensor,
@@ -235,6 +252,17 @@ public:
   /// True when a value returned by the body (not by a nested lambda) carries
   /// history.
   bool returnsHistory() const;
+  /// The fields of the struct of tensors the body returns whose value carries
+  /// history on some return: a braced initialiser (`return Result{loss,
+  /// norm};`, `return {loss, norm};`) or a local of the struct's type
+  /// returned, through its braced initialiser and its field assignments
+  /// (`r.loss = loss;`).
+  llvm::SmallVector<const FieldDecl *, 2> fieldsReturningHistory() const;
+  /// Where the field \p Field of the struct of tensors \p Struct gets its
+  /// history (`r.loss` of `Result r = update(x);` or `update(x).loss`): the
+  /// call whose summary says the field carries history; with ParamsCarry, the
+  /// field of a parameter itself. Null otherwise, and for other types.
+  const Expr *fieldSource(const Expr *Struct, const FieldDecl *Field) const;
 
   /// True when autograd is off where \p S runs (isGradDisabledAt, memoised).
   bool isGuarded(const Stmt *S) const;

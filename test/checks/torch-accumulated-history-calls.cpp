@@ -77,6 +77,58 @@ struct Trainer {
   }
 };
 
+// A helper returns a struct of tensors: the field that carries history is
+// known field by field (the struct's other field is a detached number), also
+// when the struct is handed to a member that copies the field into a data
+// member on every call.
+struct StepResult {
+  torch::Tensor loss;
+  torch::Tensor norm;
+};
+StepResult update(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  auto loss = F::mse_loss(model(x), y);
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+  return StepResult{loss, loss.detach().abs()};
+}
+StepResult update_assigned(Net &model, torch::Tensor x, torch::Tensor y) {
+  StepResult r;
+  r.loss = F::mse_loss(model(x), y);
+  r.norm = torch::zeros({1});
+  return r;
+}
+struct Metrics {
+  torch::Tensor losses = torch::zeros({100});
+  torch::Tensor norms = torch::zeros({100});
+  void set(int64_t step, const StepResult &result) {
+    losses.index_put_({step}, result.loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'losses' keeps a copy of a tensor that carries autograd history on every call
+    // CHECK-MESSAGES: :[[@LINE-5]]:17: note: 'losses' is a data member
+    // CHECK-MESSAGES: :[[@LINE+16]]:5: note: 'set' is called in a loop here, once per iteration
+    // CHECK-MESSAGES: :[[@LINE+15]]:23: note: this argument carries the history
+    norms.index_put_({step}, result.norm);
+  }
+};
+// CHECK-FIXES: losses.index_put_({step}, result.loss.detach());
+void struct_results(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+  torch::Tensor total = torch::zeros({});
+  torch::Tensor total_norm = torch::zeros({});
+  Metrics metrics;
+  for (int64_t step = 0; step < 100; ++step) {
+    StepResult r = update(model, opt, x, y);
+    total += r.loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total' accumulates a tensor that carries autograd history
+    // CHECK-MESSAGES: :[[@LINE-3]]:20: note: the history comes from this call
+    total_norm += r.norm;
+    metrics.set(step, r);
+    total += update_assigned(model, x, y).loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'total' accumulates a tensor that carries autograd history
+    total_norm += update_assigned(model, x, y).norm;
+  }
+}
+// CHECK-FIXES: total += r.loss.detach();
+
 // ---- negatives -------------------------------------------------------------
 
 // The member is back-propagated by another method.
@@ -148,3 +200,26 @@ void meter_in_lambda(Net &model, torch::Tensor x) {
     record();
   }
 }
+
+// A struct of tensors whose fields carry no history: made under a guard, or
+// detached by the helper.
+StepResult evaluate(Net &model, torch::Tensor x, torch::Tensor y) {
+  torch::NoGradGuard no_grad;
+  auto out = model(x);
+  return StepResult{F::mse_loss(out, y), out.abs().sum()};
+}
+StepResult detached_result(Net &model, torch::Tensor x, torch::Tensor y) {
+  auto loss = F::mse_loss(model(x), y);
+  return {loss.detach(), loss.detach()};
+}
+void struct_results_without_history(Net &model, torch::Tensor x, torch::Tensor y) {
+  torch::Tensor total = torch::zeros({});
+  Metrics metrics;
+  for (int64_t step = 0; step < 100; ++step) {
+    StepResult r = evaluate(model, x, y);
+    total += r.loss;
+    total += detached_result(model, x, y).loss;
+    metrics.set(step, detached_result(model, x, y));
+  }
+}
+

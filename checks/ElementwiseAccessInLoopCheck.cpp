@@ -8,7 +8,8 @@
 // (`=`, `+=`, ...), `t.index_put_({i, j}, v)` with a number, or as many
 // indices as the dimensions of a tensor the function made with a braced size
 // (`torch::zeros({h, w})`); a row (`x[i]` passed to an operation) is no
-// element access;
+// element access; a call of a helper that only accesses one element per call
+// (helperAccesses) is an access at the call, its arguments the indices;
 // decide: the loops around the access from the innermost out, while the
 // tensor is the same on every iteration (declared before the loop, not
 // assigned in it; a container's element: its index unchanged by the loop) and the loop does no tensor work of its own (no forward
@@ -30,6 +31,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/AnalysisCore.h"
 #include "utils/CallFacts.h"
+#include "utils/Callees.h"
 #include "utils/ClangTidyCompat.h"
 #include "utils/LoopVariables.h"
 #include "utils/TorchMembers.h"
@@ -202,6 +204,10 @@ struct ElementwiseAccessInLoopCheck::Access {
   /// The container's index when the tensor is an element of a container
   /// (`outputs[0][i][k]`: Tensor is `outputs`, this is `0`).
   const Expr *ElementIndex = nullptr;
+  /// A call of a helper that reads or writes one element per call (Root is
+  /// the call, Indices the arguments its index comes from): the helper's own
+  /// access.
+  const Expr *InHelper = nullptr;
 };
 
 /// The accesses of one tensor in one loop.
@@ -406,14 +412,17 @@ bool isElementOrQueryCall(const CallExpr *Call, const ParentMap &PM) {
 
 /// True when \p Loop does tensor work of its own on each iteration: a forward
 /// pass, a LibTorch call that makes or changes a tensor other than element
-/// access, or a call of the user's that takes or returns a tensor.
-bool doesTensorWork(const Stmt *Loop, const ParentMap &PM) {
+/// access, or a call of the user's that takes or returns a tensor (other than
+/// \p ElementHelpers, helpers that only access an element).
+bool doesTensorWork(const Stmt *Loop, const ParentMap &PM,
+                    const llvm::SmallPtrSetImpl<const Expr *> *ElementHelpers = nullptr) {
   return anyStmt(
       Loop,
       [&](const Stmt *S) {
         const auto *Call = dyn_cast<CallExpr>(S);
         const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-        if (!Call || isElementOrQueryCall(Call, PM))
+        if (!Call || isElementOrQueryCall(Call, PM) ||
+            (ElementHelpers && ElementHelpers->contains(Call)))
           return false;
         if (isForwardCall(Call))
           return true;
@@ -434,6 +443,7 @@ bool doesTensorWork(const Stmt *Loop, const ParentMap &PM) {
 void ElementwiseAccessInLoopCheck::onStartOfTranslationUnit() {
   CoreCheck::onStartOfTranslationUnit();
   Reported.clear();
+  Helpers.clear();
 }
 
 namespace {
@@ -480,14 +490,121 @@ collectAccesses(const Stmt *Body, const ParentMap &PM) {
 
 } // namespace
 
+/// An access of a helper, outside any loop of its own, to an element of a
+/// data member or of a tensor parameter, indexed by parameters only.
+struct ElementwiseAccessInLoopCheck::HelperAccess {
+  ElementwiseAccessInLoopCheck::Access A;
+  llvm::SmallVector<unsigned, 2> IndexParams; ///< the parameters the indices read
+  int TensorParam = -1;                       ///< the tensor's parameter, or -1 (a member)
+};
+
+namespace {
+using HelperAccess = ElementwiseAccessInLoopCheck::HelperAccess;
+
+/// The element accesses of the helper \p FD that each call makes once: its
+/// body does no tensor work other than them (no forward pass, no other
+/// LibTorch operation), the access is in no loop of its own, its tensor is a
+/// data member or a parameter, and its indices read parameters only
+/// (`int step(size_t env) { return actions_[env].item<int64_t>(); }`).
+llvm::SmallVector<HelperAccess, 2> helperAccesses(const FunctionDecl *FD,
+                                                  const FunctionFacts &Facts) {
+  llvm::SmallVector<HelperAccess, 2> Found;
+  const Stmt *Body = Facts.body();
+  if (!Body || (!Facts.usesOperator(OO_Subscript) && !Facts.callsNamed([](llvm::StringRef N) {
+        return N == "index" || N == "index_put_";
+      })))
+    return Found;
+  const ParentMap &PM = Facts.parents();
+  if (doesTensorWork(Body, PM))
+    return Found;
+  for (ElementwiseAccessInLoopCheck::Access &A : collectAccesses(Body, PM)) {
+    if (enclosingLoop(A.Root, PM, Body) || A.ElementIndex || A.Indices.empty())
+      continue;
+    HelperAccess H;
+    if (const auto *P = dyn_cast<ParmVarDecl>(A.Tensor))
+      H.TensorParam = int(P->getFunctionScopeIndex());
+    else if (!isa<FieldDecl>(A.Tensor) || !isa<CXXMethodDecl>(FD))
+      continue;
+    bool OnlyParams = true;
+    for (const Expr *Index : A.Indices)
+      forEachStmt(Index, [&](const Stmt *S) {
+        const auto *DRE = dyn_cast<DeclRefExpr>(S);
+        if (!DRE || !isa<VarDecl>(DRE->getDecl()))
+          return;
+        if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+            P && P->getDeclContext() == FD && int(P->getFunctionScopeIndex()) != H.TensorParam) {
+          if (!llvm::is_contained(H.IndexParams, P->getFunctionScopeIndex()))
+            H.IndexParams.push_back(P->getFunctionScopeIndex());
+        } else {
+          OnlyParams = false;
+        }
+      });
+    if (!OnlyParams || H.IndexParams.empty())
+      continue;
+    H.A = std::move(A);
+    Found.push_back(std::move(H));
+  }
+  return Found;
+}
+
+} // namespace
+
+void ElementwiseAccessInLoopCheck::appendHelperCalls(const FunctionDecl *FD, const Stmt *Body,
+                                                     ASTContext &Ctx,
+                                                     llvm::SmallVectorImpl<Access> &Accesses) {
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  for (const auto &[Call, Declared] : Facts.userFunctionCalls()) {
+    const FunctionDecl *Callee = Declared->getDefinition();
+    if (!Callee || !Callee->hasBody() || Callee == FD->getDefinition() ||
+        !isUserFunction(Callee, Ctx) || isVirtualDispatch(Call) ||
+        !enclosingLoop(Call, Facts.parents(), Body))
+      continue;
+    auto [It, New] = Helpers.try_emplace(Callee);
+    if (New) {
+      auto Found = helperAccesses(Callee, core().facts(Callee, Ctx));
+      It->second = std::make_shared<std::vector<HelperAccess>>(
+          std::make_move_iterator(Found.begin()), std::make_move_iterator(Found.end()));
+    }
+    for (const HelperAccess &H : *It->second) {
+      Access A;
+      A.Root = Call;
+      A.InHelper = H.A.Root;
+      if (H.TensorParam >= 0) {
+        // The tensor handed to the helper, named in the caller.
+        A.Base = argumentFor(Call, unsigned(H.TensorParam));
+        A.Tensor = A.Base ? namedVariable(A.Base) : nullptr;
+      } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+                 MC && isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
+        // A data member of this object.
+        A.Tensor = H.A.Tensor;
+      }
+      for (unsigned Param : H.IndexParams)
+        if (const Expr *Arg = argumentFor(Call, Param))
+          A.Indices.push_back(Arg);
+      if (A.Tensor && A.Indices.size() == H.IndexParams.size())
+        Accesses.push_back(std::move(A));
+    }
+  }
+}
+
 void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body,
                                                  ASTContext &Ctx) {
   const FunctionFacts &Facts = core().facts(FD, Ctx);
-  if (!Facts.usesOperator(OO_Subscript) &&
-      !Facts.callsNamed([](llvm::StringRef N) { return N == "index" || N == "index_put_"; }))
+  llvm::SmallVector<Access, 8> Accesses;
+  if (Facts.usesOperator(OO_Subscript) ||
+      Facts.callsNamed([](llvm::StringRef N) { return N == "index" || N == "index_put_"; }))
+    Accesses = collectAccesses(Body, Facts.parents());
+  // Helpers called in a loop that access one element per call.
+  if (!Facts.userFunctionCalls().empty())
+    appendHelperCalls(FD, Body, Ctx, Accesses);
+  if (Accesses.empty())
     return;
   const ParentMap &PM = Facts.parents();
   const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallPtrSet<const Expr *, 4> ElementHelpers;
+  for (const Access &A : Accesses)
+    if (A.InHelper)
+      ElementHelpers.insert(A.Root);
   llvm::DenseMap<const Stmt *, llvm::SmallVector<const VarDecl *, 2>> Induction;
   llvm::DenseMap<const Stmt *, bool> Work;
   llvm::MapVector<std::pair<const Stmt *, const ValueDecl *>, Finding> Findings;
@@ -508,7 +625,7 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
         break;
       auto [W, NewW] = Work.try_emplace(L, false);
       if (NewW)
-        W->second = doesTensorWork(L, PM);
+        W->second = doesTensorWork(L, PM, &ElementHelpers);
       if (W->second)
         break;
       auto [I, NewI] = Induction.try_emplace(L);
@@ -519,7 +636,7 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
     }
     return Chosen;
   };
-  for (Access &A : collectAccesses(Body, PM)) {
+  for (Access &A : Accesses) {
     const Stmt *Chosen = ChooseLoop(A);
     // A row taken in the loop (`auto bbox = dets[i];`) changes every
     // iteration; its elements are those of the tensor it was taken from.
@@ -699,6 +816,10 @@ void ElementwiseAccessInLoopCheck::diagnose(const Finding &F, const FunctionDecl
     for (const FixItHint &Fix : accessorFix(F, FD, Body, Ctx))
       D << Fix;
   }
+  if (First.InHelper)
+    diag(compat::beginLoc(First.InHelper), "'%0' accesses one element of it per call here",
+         DiagnosticIDs::Note)
+        << cast<CallExpr>(First.Root)->getDirectCallee()->getName();
   diag(compat::beginLoc(F.Loop), "the loop is here", DiagnosticIDs::Note);
 }
 

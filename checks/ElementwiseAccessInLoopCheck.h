@@ -5,8 +5,10 @@
 
 #include "utils/CoreCheck.h"
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,13 @@ public:
 
   struct Access;
   struct Finding;
+  struct HelperAccess;
 
 private:
+  /// The calls in a loop of \p FD of helpers that access one element per
+  /// call, as accesses at the call (Access::InHelper).
+  void appendHelperCalls(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx,
+                         llvm::SmallVectorImpl<Access> &Accesses);
   void diagnose(const Finding &F, const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx);
   /// The accessor declared before the loop and every access rewritten to
   /// it; empty when the rewrite is not known to be correct.
@@ -46,6 +53,8 @@ private:
   /// The accesses reported in this translation unit: a loop in a template is
   /// met once per instantiation.
   llvm::DenseSet<SourceLocation> Reported;
+  /// Per helper of the translation unit, its accesses made once per call.
+  llvm::DenseMap<const FunctionDecl *, std::shared_ptr<std::vector<HelperAccess>>> Helpers;
   /// The accessor names the fix-its of the current function declare.
   llvm::SmallVector<std::string, 4> NamesGiven;
 };

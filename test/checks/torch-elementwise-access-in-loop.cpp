@@ -1,5 +1,6 @@
 // RUN: %check_torch_tidy %s torch-elementwise-access-in-loop %t
 #include <torch/torch.h>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -238,6 +239,37 @@ void draw_boxes(const std::vector<torch::Tensor> &output, std::vector<float> &ou
       // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the loop is here
 }
 
+// A helper that reads one element per call, called in a loop with the loop's
+// index: reported at the call (a data member of this object; a tensor handed
+// to a free function).
+struct Actions {
+  torch::Tensor actions_;
+  int act(int64_t a);
+  int step(size_t env) {
+    int64_t a = actions_[env].item<int64_t>();
+    return act(a);
+  }
+  int worker(const std::vector<size_t> &envs) {
+    int total = 0;
+    for (const auto &env : envs)
+      total += step(env);
+      // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: tensor 'actions_' is accessed element by element in a loop
+      // CHECK-MESSAGES: :[[@LINE-8]]:17: note: 'step' accesses one element of it per call here
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: the loop is here
+    return total;
+  }
+};
+float score_at(const torch::Tensor &scores, int64_t i) { return scores[i].item<float>(); }
+float best(const torch::Tensor &scores, int64_t n) {
+  float b = 0;
+  for (int64_t i = 0; i < n; ++i)
+    b = std::max(b, score_at(scores, i));
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor 'scores' is accessed element by element in a loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:65: note: 'score_at' accesses one element of it per call here
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop is here
+  return b;
+}
+
 // --- Negatives ----------------------------------------------------------------
 
 // A single access outside a loop.
@@ -354,6 +386,28 @@ float per_tensor_first(const std::vector<torch::Tensor> &ts, std::map<std::strin
     s += named["loss"][i].item<float>();
   return s;
 }
+
+// Helpers that do more than access an element (a forward pass), whose index
+// is not a parameter, called once, on another object, or with an index that
+// does not depend on the loop.
+struct Policy {
+  torch::nn::Linear net{nullptr};
+  torch::Tensor actions_;
+  int64_t cursor_ = 0;
+  float forward_and_read(const torch::Tensor &x, int64_t i) { return net->forward(x)[i].item<float>(); }
+  float at_cursor() { return actions_[cursor_].item<float>(); }
+  float read(int64_t i) { return actions_[i].item<float>(); }
+  float run(const torch::Tensor &x, Policy &other, int64_t k, int n) {
+    float s = read(0);
+    for (int i = 0; i < n; ++i) {
+      s += forward_and_read(x, i);
+      s += at_cursor();
+      s += other.read(i);
+      s += read(k);
+    }
+    return s;
+  }
+};
 
 // Range-for over tensors, not indices.
 float over_tensors(const std::vector<torch::Tensor> &ts) {

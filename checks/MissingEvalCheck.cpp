@@ -33,7 +33,6 @@
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -113,24 +112,13 @@ bool isModeDependentLayer(const CXXRecordDecl *Impl) {
 }
 
 /// True when a member function of \p RD defined in the translation unit reads
-/// is_training() (a functional dropout or batch norm driven by the mode).
-bool readsTrainingMode(const CXXRecordDecl *RD) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool Found = false;
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *C) {
-      if (const CXXMethodDecl *MD = C->getMethodDecl();
-          MD && MD->getDeclName().isIdentifier() && MD->getName() == "is_training")
-        Found = true;
-      return !Found;
-    }
-  };
+/// is_training() (a functional dropout or batch norm driven by the mode): asked
+/// of each method's facts (\p CallsNamed).
+bool readsTrainingMode(const CXXRecordDecl *RD,
+                       llvm::function_ref<bool(const FunctionDecl *, llvm::StringRef)> CallsNamed) {
   for (const CXXMethodDecl *MD : RD->methods()) {
     const FunctionDecl *Def = nullptr;
-    if (!MD->hasBody(Def) || !Def)
-      continue;
-    Finder F;
-    F.TraverseStmt(Def->getBody());
-    if (F.Found)
+    if (MD->hasBody(Def) && Def && CallsNamed(Def, "is_training"))
       return true;
   }
   return false;
@@ -139,23 +127,25 @@ bool readsTrainingMode(const CXXRecordDecl *RD) {
 /// The mode-dependent layer in \p Impl (a field, a field's submodule, or
 /// \p Impl itself when it reads is_training()); null when there is none. At
 /// most \p Depth classes down, each class once (\p Seen).
-const CXXRecordDecl *modeDependentPart(const CXXRecordDecl *Impl, unsigned Depth,
-                                       llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Seen) {
+const CXXRecordDecl *
+modeDependentPart(const CXXRecordDecl *Impl, unsigned Depth,
+                  llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Seen,
+                  llvm::function_ref<bool(const FunctionDecl *, llvm::StringRef)> CallsNamed) {
   if (!Impl || Depth == 0 || !Seen.insert(Impl).second)
     return nullptr;
   if (isModeDependentLayer(Impl))
     return Impl;
   if (isInLibraryNamespace(Impl))
     return nullptr; // Sequential, ModuleList, Linear ...: contents unknown or mode-free
-  if (readsTrainingMode(Impl))
+  if (readsTrainingMode(Impl, CallsNamed))
     return Impl;
   for (const FieldDecl *Field : Impl->fields())
     if (const CXXRecordDecl *Sub = moduleImpl(Field->getType()))
-      if (const CXXRecordDecl *Found = modeDependentPart(Sub, Depth - 1, Seen))
+      if (const CXXRecordDecl *Found = modeDependentPart(Sub, Depth - 1, Seen, CallsNamed))
         return Found;
   for (const CXXBaseSpecifier &B : Impl->bases())
     if (const CXXRecordDecl *Base = classOf(B.getType()); Base && isModuleClass(Base))
-      if (const CXXRecordDecl *Found = modeDependentPart(Base, Depth - 1, Seen))
+      if (const CXXRecordDecl *Found = modeDependentPart(Base, Depth - 1, Seen, CallsNamed))
         return Found;
   return nullptr;
 }
@@ -281,7 +271,11 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
         Object->getType().getCanonicalType().getAsOpaquePtr(), nullptr);
     if (New) {
       llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
-      It->second = modeDependentPart(moduleImpl(Object->getType()), 4, Seen);
+      It->second = modeDependentPart(
+          moduleImpl(Object->getType()), 4, Seen,
+          [&](const FunctionDecl *Method, llvm::StringRef Name) {
+            return core().facts(Method, Ctx).callsNamed(Name);
+          });
     }
     const CXXRecordDecl *Layer = It->second;
     if (!Layer)

@@ -271,11 +271,10 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
         Object->getType().getCanonicalType().getAsOpaquePtr(), nullptr);
     if (New) {
       llvm::SmallPtrSet<const CXXRecordDecl *, 8> Seen;
-      It->second = modeDependentPart(
-          moduleImpl(Object->getType()), 4, Seen,
-          [&](const FunctionDecl *Method, llvm::StringRef Name) {
-            return core().facts(Method, Ctx).callsNamed(Name);
-          });
+      It->second = modeDependentPart(moduleImpl(Object->getType()), 4, Seen,
+                                     [&](const FunctionDecl *Method, llvm::StringRef Name) {
+                                       return core().facts(Method, Ctx).callsNamed(Name);
+                                     });
     }
     const CXXRecordDecl *Layer = It->second;
     if (!Layer)

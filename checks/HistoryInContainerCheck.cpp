@@ -80,19 +80,47 @@ private:
       Found.push_back(std::move(I));
   }
 
+  /// A key or index that names the same slot on every iteration: a literal
+  /// (`metrics["loss"]`, `parts[0]`), an enumerator, or a const variable
+  /// initialised by one.
+  static bool isConstantKey(const Expr *Key) {
+    const Expr *E =
+        stripWrappers(Key, wrappers::Temporaries | wrappers::Constructions)->IgnoreParenImpCasts();
+    if (isa<StringLiteral, IntegerLiteral, CharacterLiteral>(E))
+      return true;
+    // std::string("loss"): a converting construction whose other arguments
+    // are defaults.
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+        CE && CE->getNumArgs() >= 1 &&
+        llvm::all_of(llvm::drop_begin(CE->arguments()),
+                     [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+      return isConstantKey(CE->getArg(0));
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    if (DRE && isa<EnumConstantDecl>(DRE->getDecl()))
+      return true;
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return VD && VD->getType().isConstQualified() && VD->getInit() && VD->getInit() != Key &&
+           isConstantKey(VD->getInit());
+  }
+
   void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
       return;
     const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    const Expr *Object = nullptr;
+    const Expr *Object = nullptr, *Key = nullptr;
     if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
-        Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() == 2)
+        Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() == 2) {
       Object = Sub->getArg(0);
-    else if (const auto *At = dyn_cast<CXXMemberCallExpr>(LHS);
-             At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
-             At->getMethodDecl()->getName() == "at")
+      Key = Sub->getArg(1);
+    } else if (const auto *At = dyn_cast<CXXMemberCallExpr>(LHS);
+               At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
+               At->getMethodDecl()->getName() == "at" && At->getNumArgs() == 1) {
       Object = At->getImplicitObjectArgument();
-    if (!Object || !isTensorContainer(Object->getType()))
+      Key = At->getArg(0);
+    }
+    // The same slot replaced on every iteration keeps one graph, not one per
+    // iteration.
+    if (!Object || !isTensorContainer(Object->getType()) || isConstantKey(Key))
       return;
     Found.push_back({Op, Object, {Op->getArg(1)}});
   }

@@ -77,13 +77,27 @@ struct Trainer {
 void in_lambda(Net &model, std::vector<torch::Tensor> xs) {
   std::map<std::string, torch::Tensor> last;
   auto run = [&]() {
+    int i = 0;
     for (auto &x : xs)
-      last["out"] = model(x);
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'last' keeps a tensor that carries autograd history
+      last[std::to_string(i++)] = model(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'last' keeps a tensor that carries autograd history
   };
   run();
 }
-// CHECK-FIXES: {{^}}      last["out"] = model(x).detach();{{$}}
+// CHECK-FIXES: {{^}}      last[std::to_string(i++)] = model(x).detach();{{$}}
+
+// The same slot replaced on every iteration (a constant key or index): one
+// graph kept at a time, not one per iteration.
+void one_slot(Net &model, std::vector<torch::Tensor> xs) {
+  std::map<std::string, torch::Tensor> loss_map;
+  std::vector<torch::Tensor> parts(2);
+  const int kLast = 1;
+  for (auto &x : xs) {
+    loss_map["loss"] = model(x);
+    parts[0] = model(x);
+    parts.at(kLast) = model(x);
+  }
+}
 
 void tuple_element(torch::nn::LSTM &lstm, torch::Tensor x) {
   std::vector<std::tuple<torch::Tensor, std::tuple<torch::Tensor, torch::Tensor>>> results;

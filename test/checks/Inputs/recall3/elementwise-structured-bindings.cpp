@@ -1,5 +1,5 @@
 // Recall round 3 reproducer (misses), from zjeffer/alphazero-general-cpp (src/lib/MCTS/MCTS.cpp 98-134,
-// MCTS::Expand, run on every simulation of the self-play search; src/lib/DataManager/MemoryElement.hpp 50-53,
+// MCTS::Expand, run on every simulation of the self-play search; src/lib/DataManager/MemoryElement.hpp 49-52,
 // ConvertToInputAndOutput, run by Dataset::get for every sample), reduced.
 // Two loops access one element per valid move, and both escape the check through a structured binding:
 // - in expand(), the tensor is a structured binding ('auto [policyOutput, valueOutput] = Predict(input)'): the

@@ -1,12 +1,12 @@
-// Recall round 3 reproducer (miss), from Navifra-Kerry/SemanticSegmentation-Libtorch (src/main.cpp 123-163,
-// inference()), reduced. The inference function loads a DeepLabV3 checkpoint, then calls segnet->train()
-// (not eval()) before a guarded forward pass: the batch-norm layers of the ResNet backbone and of the heads
-// normalise the single image with its own statistics and update the running statistics with it, so the
-// mask depends on the image's own mean and variance, not on the trained ones. The function never
-// backpropagates (no backward(), no optimizer); it runs under NoGradGuard (guarded inference, the page's
-// evaluation code), and the train() call is what the check takes for training code.
-// Expected: a [torch-missing-eval] warning at line 41 (the forward pass of a module with batch norm that
-// is in training mode); today: none (a train() in the function exempts it).
+// Recall round 3 reproducer (miss), from Navifra-Kerry/SemanticSegmentation-Libtorch (src/main.cpp 121-235,
+// inference(): train() at 139, the guarded forward at 169), reduced. The inference function loads a DeepLabV3
+// checkpoint, then calls segnet->train() (not eval()) before a guarded forward pass: the batch-norm layers of
+// the ResNet backbone and of the heads normalise the single image with its own statistics and update the
+// running statistics with it, so the mask depends on the image's own mean and variance, not on the trained
+// ones. The function never backpropagates (no backward(), no optimizer); it runs under NoGradGuard (guarded
+// inference, the page's evaluation code), and the train() call is what the check takes for training code.
+// Expected: a [torch-missing-eval] warning at line 40 (the forward pass of a module with batch norm that is in
+// training mode); today: none (a train() in the function exempts it).
 #include <torch/torch.h>
 
 #include <string>

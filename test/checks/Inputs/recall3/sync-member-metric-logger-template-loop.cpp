@@ -1,11 +1,13 @@
-// Recall round 3 reproducer, from Navifra-Kerry/SemanticSegmentation-Libtorch (include/training.h 45,
-// train_one_epoch<Net, DataLoader>, instantiated from src/main.cpp 109; the member is
-// MetricLogger::update(std::map<std::string, torch::Tensor>) of src/utills/metric_logger.cpp 80-84),
-// reduced to one file (upstream the member is defined in another translation unit). Every training
-// iteration hands the loss to the logger, which reads it with item() into a smoothed-value window for the
-// ETA line printed every 20 iterations: one host-device synchronisation per step for bookkeeping.
-// Expected: a [torch-sync-in-loop] warning at line 50 (the call of 'update'), with a note at the item() of
-// line 32.
+// Recall round 3 reproducer (miss file by file), from Navifra-Kerry/SemanticSegmentation-Libtorch
+// (include/training.h 48, train_one_epoch<Net, DataLoader>, instantiated from src/main.cpp 107; the
+// member is MetricLogger::update(std::map<std::string, torch::Tensor>) of src/utills/metric_logger.cpp
+// 80-84, item() at 83), reduced to one file. Every training iteration hands the loss to the logger, which reads it with item()
+// into a smoothed-value window for the ETA line printed every 20 iterations: one host-device
+// synchronisation per step for bookkeeping. Upstream the member is defined in another translation unit.
+// Expected: a [torch-sync-in-loop] warning at line 57 (the call of 'update'), with a note at the item() of
+// line 38. In this one-file form the check reports it (the project's miss is the other translation unit);
+// the [torch-history-in-container] warning at line 56 is the false positive of
+// history-map-constant-key-overwritten.cpp.
 #include <torch/torch.h>
 
 #include <deque>

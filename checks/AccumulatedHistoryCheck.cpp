@@ -129,6 +129,15 @@ std::string writtenTensorName(const Expr *Written, const ValueDecl *Acc, const A
   return Text.empty() || Text.contains('\n') ? Acc->getName().str() : Text.str();
 }
 
+/// The target of an indexed write is a tensor's own element or view
+/// (`losses[e]`, `metrics.loss[e]`, `outs[0][e]`), not a container's slot
+/// holding a tensor (`loss_map["loss"]`: torch-history-in-container's).
+bool writesTensorStorage(const Expr *Written) {
+  const auto *Sub = dyn_cast<CXXOperatorCallExpr>(stripCopies(Written));
+  return !Sub || Sub->getOperator() != OO_Subscript || Sub->getNumArgs() != 2 ||
+         isTensorType(Sub->getArg(0)->getType());
+}
+
 /// A module's forward(): residual sums build the graph on purpose.
 bool isModuleForward(const FunctionDecl *FD) {
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
@@ -153,7 +162,8 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
   // `losses[epoch] = loss`: the copy into a tensor that outlives the loop
   // keeps every iteration's graph, like a sum.
   for (const Fact *F : Facts.of(Fact::IndexedAssign))
-    if (F->ObjectDecl && F->Value && F->Object && isTensorType(F->Object->getType()))
+    if (F->ObjectDecl && F->Value && F->Object && isTensorType(F->Object->getType()) &&
+        writesTensorStorage(F->Object))
       Collector.Found.push_back({cast<Expr>(F->S), F->Object, F->Value, true, true, F->ObjectDecl});
   if (Collector.Found.empty())
     return;

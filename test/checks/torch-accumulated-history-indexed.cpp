@@ -3,6 +3,8 @@
 // copies the value into the tensor's storage through an autograd operation: the
 // tensor's history then holds every iteration's graph, as a sum would.
 #include <torch/torch.h>
+#include <map>
+#include <string>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
@@ -163,3 +165,10 @@ void run_episode(Net &model, torch::Tensor x, torch::Tensor returns, torch::Tens
   episode.finish(returns);
 }
 
+// A tensor held in a container's slot is replaced, not written into: the
+// container's business (torch-history-in-container), not an indexed copy.
+void map_slot(Net &model, torch::Tensor x) {
+  std::map<std::string, torch::Tensor> loss_map;
+  for (int i = 0; i < 4; ++i)
+    loss_map["loss"] = model(x).sum();
+}

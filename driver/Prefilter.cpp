@@ -22,6 +22,8 @@ const std::vector<IncludeScanner::Directive> &IncludeScanner::directives(const s
   std::vector<Directive> Result;
   if (auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
     llvm::StringRef Text = (*Buf)->getBuffer();
+    // A UTF-8 byte-order mark before the first line, as the compiler skips it.
+    Text.consume_front("\xEF\xBB\xBF");
     while (!Text.empty()) {
       llvm::StringRef Line;
       std::tie(Line, Text) = Text.split('\n');

@@ -1,5 +1,5 @@
 // Recall round 3 reproducer (false positive), from ianlienfa/BBGym-RL (include/util/TorchUtil.h 9-16, the
-// GRAD_TOGGLE macro; include/search_modules/Net/PPO/NetPPO.cpp 558-600, PPO::NetPPOImpl::step;
+// GRAD_TOGGLE macro; include/search_modules/Net/PPO/NetPPO.cpp 560-602, PPO::NetPPOImpl::step;
 // include/search_modules/strategy_providers/DDPRLabeler.cpp 139-171 and 291-312, the DDPR labeler's
 // inference), reduced.
 // The project does not hold a guard at inference: it switches every parameter of the networks to

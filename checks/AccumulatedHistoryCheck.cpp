@@ -104,6 +104,21 @@ private:
   }
 };
 
+/// The warning on a tensor that keeps every iteration's graph: accumulated
+/// into, or (\p Copy) copied into by index, in a loop or (\p EveryCall) in a
+/// method called once per iteration.
+llvm::StringRef keptHistoryMessage(bool Copy, bool EveryCall) {
+  if (!Copy)
+    return "'%0' accumulates a tensor that carries autograd history: the graph of every "
+           "iteration stays alive as long as '%0' does; accumulate a detached value";
+  return EveryCall ? "'%0' keeps a copy of a tensor that carries autograd history on every call: "
+                     "the copy puts '%0' in the graph of every iteration, which stays alive as "
+                     "long as '%0' does; store a detached value"
+                   : "'%0' keeps a copy of a tensor that carries autograd history: the copy puts "
+                     "'%0' in the graph of every iteration, which stays alive as long as '%0' "
+                     "does; store a detached value";
+}
+
 /// How a finding names the tensor written: its storage's name, or, for a
 /// tensor inside an object (`metrics.loss[e] = loss` on a local `metrics`),
 /// the tensor as written, without its indexing (`metrics.loss`).
@@ -215,12 +230,7 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     const bool Copy = A.Copy;
     deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy](const CallGraph &) {
       {
-        auto D = Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history: "
-                                  "the copy puts '%0' in the graph of every iteration, which stays "
-                                  "alive as long as '%0' does; store a detached value")
-                      : diag(Loc, "'%0' accumulates a tensor that carries autograd history: the "
-                                  "graph of every iteration stays alive as long as '%0' does; "
-                                  "accumulate a detached value");
+        auto D = diag(Loc, keptHistoryMessage(Copy, /*EveryCall=*/false));
         D << Name << Range;
         for (const FixItHint &Fix : Fixes)
           D << Fix;
@@ -260,13 +270,7 @@ void AccumulatedHistoryCheck::checkMemberUpdate(const FunctionDecl *FD, const Ex
         if (Chain.empty())
           return;
         {
-          auto D =
-              Copy ? diag(Loc, "'%0' keeps a copy of a tensor that carries autograd history on "
-                               "every call: the copy puts '%0' in the graph of every iteration, "
-                               "which stays alive as long as '%0' does; store a detached value")
-                   : diag(Loc, "'%0' accumulates a tensor that carries autograd history: the "
-                               "graph of every iteration stays alive as long as '%0' does; "
-                               "accumulate a detached value");
+          auto D = diag(Loc, keptHistoryMessage(Copy, /*EveryCall=*/true));
           D << Name << Range;
           for (const FixItHint &Fix : Fixes)
             D << Fix;

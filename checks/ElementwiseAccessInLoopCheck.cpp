@@ -12,9 +12,10 @@
 // (helperAccesses) is an access at the call, its arguments the indices;
 // decide: the loops around the access from the innermost out, while the
 // tensor is the same on every iteration (declared before the loop, not
-// assigned in it; a container's element: its index unchanged by the loop) and the loop does no tensor work of its own (no forward
-// pass, no LibTorch operation other than element access, no call of the
-// user's that takes or returns a tensor); of those, the outermost whose
+// assigned in it; a container's element: its index unchanged by the loop)
+// and the loop does no tensor work of its own (no forward pass, no LibTorch
+// operation other than element access, no call of the user's that takes or
+// returns a tensor); of those, the outermost whose
 // induction variable the indices use (directly or through a variable the
 // loop computes from it);
 // diagnose: once per loop and tensor, at the first access, a note at the
@@ -223,17 +224,7 @@ namespace {
 /// tensors (a std::vector<torch::Tensor>, a TensorList): the container's
 /// variable; null otherwise.
 const ValueDecl *containerElement(const Expr *E, const Expr *&Index) {
-  const Expr *Object = nullptr;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
-    Object = Op->getArg(0);
-    Index = Op->getArg(1);
-  } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
-             MC && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
-             MC->getMethodDecl()->getName() == "at" && MC->getNumArgs() == 1) {
-    Object = MC->getImplicitObjectArgument();
-    Index = MC->getArg(0);
-  }
+  const Expr *Object = containerSlot(E, Index);
   if (!Object || isTensorType(Object->getType()) ||
       !Index->IgnoreImpCasts()->getType()->isIntegerType())
     return nullptr;
@@ -488,6 +479,13 @@ collectAccesses(const Stmt *Body, const ParentMap &PM) {
   return Accesses;
 }
 
+/// The body indexes something: a subscript, `index` or `index_put_` (the
+/// cheap test before collectAccesses).
+bool mayAccessElements(const FunctionFacts &Facts) {
+  return Facts.usesOperator(OO_Subscript) ||
+         Facts.callsNamed([](llvm::StringRef N) { return N == "index" || N == "index_put_"; });
+}
+
 } // namespace
 
 /// An access of a helper, outside any loop of its own, to an element of a
@@ -506,13 +504,10 @@ using HelperAccess = ElementwiseAccessInLoopCheck::HelperAccess;
 /// LibTorch operation), the access is in no loop of its own, its tensor is a
 /// data member or a parameter, and its indices read parameters only
 /// (`int step(size_t env) { return actions_[env].item<int64_t>(); }`).
-llvm::SmallVector<HelperAccess, 2> helperAccesses(const FunctionDecl *FD,
-                                                  const FunctionFacts &Facts) {
-  llvm::SmallVector<HelperAccess, 2> Found;
+std::vector<HelperAccess> helperAccesses(const FunctionDecl *FD, const FunctionFacts &Facts) {
+  std::vector<HelperAccess> Found;
   const Stmt *Body = Facts.body();
-  if (!Body || (!Facts.usesOperator(OO_Subscript) && !Facts.callsNamed([](llvm::StringRef N) {
-        return N == "index" || N == "index_put_";
-      })))
+  if (!Body || !mayAccessElements(Facts))
     return Found;
   const ParentMap &PM = Facts.parents();
   if (doesTensorWork(Body, PM))
@@ -560,11 +555,9 @@ void ElementwiseAccessInLoopCheck::appendHelperCalls(const FunctionDecl *FD, con
         !enclosingLoop(Call, Facts.parents(), Body))
       continue;
     auto [It, New] = Helpers.try_emplace(Callee);
-    if (New) {
-      auto Found = helperAccesses(Callee, core().facts(Callee, Ctx));
+    if (New)
       It->second = std::make_shared<std::vector<HelperAccess>>(
-          std::make_move_iterator(Found.begin()), std::make_move_iterator(Found.end()));
-    }
+          helperAccesses(Callee, core().facts(Callee, Ctx)));
     for (const HelperAccess &H : *It->second) {
       Access A;
       A.Root = Call;
@@ -591,8 +584,7 @@ void ElementwiseAccessInLoopCheck::checkFunction(const FunctionDecl *FD, const S
                                                  ASTContext &Ctx) {
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   llvm::SmallVector<Access, 8> Accesses;
-  if (Facts.usesOperator(OO_Subscript) ||
-      Facts.callsNamed([](llvm::StringRef N) { return N == "index" || N == "index_put_"; }))
+  if (mayAccessElements(Facts))
     Accesses = collectAccesses(Body, Facts.parents());
   // Helpers called in a loop that access one element per call.
   if (!Facts.userFunctionCalls().empty())

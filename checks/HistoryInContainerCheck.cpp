@@ -106,18 +106,8 @@ private:
   void operatorCall(const CXXOperatorCallExpr *Op) {
     if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
       return;
-    const Expr *LHS = Op->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    const Expr *Object = nullptr, *Key = nullptr;
-    if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
-        Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() == 2) {
-      Object = Sub->getArg(0);
-      Key = Sub->getArg(1);
-    } else if (const auto *At = dyn_cast<CXXMemberCallExpr>(LHS);
-               At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
-               At->getMethodDecl()->getName() == "at" && At->getNumArgs() == 1) {
-      Object = At->getImplicitObjectArgument();
-      Key = At->getArg(0);
-    }
+    const Expr *Key = nullptr;
+    const Expr *Object = containerSlot(Op->getArg(0)->IgnoreImplicit()->IgnoreParens(), Key);
     // The same slot replaced on every iteration keeps one graph, not one per
     // iteration.
     if (!Object || !isTensorContainer(Object->getType()) || isConstantKey(Key))

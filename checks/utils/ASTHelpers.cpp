@@ -187,4 +187,19 @@ bool isInLambdaBelow(const Stmt *S, const Stmt *Ancestor, const ParentMap &PM) {
   return false;
 }
 
+const Expr *containerSlot(const Expr *E, const Expr *&Key) {
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+    Key = Op->getArg(1);
+    return Op->getArg(0);
+  }
+  if (const auto *At = dyn_cast_or_null<CXXMemberCallExpr>(E);
+      At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
+      At->getMethodDecl()->getName() == "at" && At->getNumArgs() == 1) {
+    Key = At->getArg(0);
+    return At->getImplicitObjectArgument();
+  }
+  return nullptr;
+}
+
 } // namespace clang::tidy::torch_check

@@ -52,6 +52,12 @@ enum : unsigned {
 /// than 64 nodes (generated code) is returned where the bound stops it.
 const Expr *stripWrappers(const Expr *E, unsigned What);
 
+/// The container of a slot access `c[k]` (an overloaded subscript) or
+/// `c.at(k)` (one argument), with the key or index in \p Key; null otherwise.
+/// Whether `c` is a container of tensors (or a tensor) is the caller's
+/// question.
+const Expr *containerSlot(const Expr *E, const Expr *&Key);
+
 /// \p E without parentheses, implicit casts, temporaries and cleanups:
 /// stripWrappers(E, wrappers::Temporaries).
 const Expr *skipImplicitTemporaries(const Expr *E);

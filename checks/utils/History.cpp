@@ -184,14 +184,12 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
                         Parents ? &Parents(Def) : nullptr);
     if (Carries)
       S.Always = Own.returnsHistory();
-    else
+    else // a struct of tensors: its fields only
       S.FieldsAlways = Own.fieldsReturningHistory();
   }
-  if (!Carries) {
-    // A struct of tensors: its fields only.
-  } else if (S.Always) {
+  if (S.Always) {
     S.FromArgs = true;
-  } else {
+  } else if (Carries) {
     HistoryAnalysis FromParams(Def->getBody(), Ctx, *this, /*ParamsCarry=*/true);
     S.FromArgs = FromParams.returnsHistory();
   }
@@ -413,6 +411,12 @@ public:
       else
         addDef(V, RHS);
     }
+    // `r.loss = e` on a local struct: the field's own value too
+    // (fieldsReturningHistory).
+    if (const auto *ME = dyn_cast<MemberExpr>(LHS); ME && Op->getOperator() == OO_Equal)
+      if (const auto *Base = dyn_cast<DeclRefExpr>(strip(ME->getBase())))
+        if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+          A.FieldAssignments.push_back({{Base->getDecl(), Field}, RHS});
     return true;
   }
 
@@ -738,15 +742,9 @@ llvm::SmallVector<const FieldDecl *, 2> HistoryAnalysis::fieldsReturningHistory(
     if (V->getInit())
       NoteBraced(V->getInit());
     // `r.loss = loss;`
-    forEachStmt(Body, [&](const Stmt *S) {
-      const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-      if (!Op || Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
-        return;
-      const auto *ME = dyn_cast<MemberExpr>(strip(Op->getArg(0)));
-      const auto *Base = ME ? dyn_cast<DeclRefExpr>(strip(ME->getBase())) : nullptr;
-      if (Base && Base->getDecl() == V)
-        Note(dyn_cast<FieldDecl>(ME->getMemberDecl()), Op->getArg(1));
-    });
+    for (const auto &[Assigned, Value] : FieldAssignments)
+      if (Assigned.first == V)
+        Note(Assigned.second, Value);
   }
   return Fields;
 }

@@ -286,6 +286,9 @@ private:
   llvm::SmallPtrSet<const ValueDecl *, 4> Detached;
   llvm::SmallVector<const CallExpr *, 4> Backwards;
   llvm::SmallVector<const Expr *, 4> Returns;
+  /// `v.f = e` with `v` named: (v, f) and e, in body order.
+  llvm::SmallVector<std::pair<std::pair<const ValueDecl *, const FieldDecl *>, const Expr *>, 4>
+      FieldAssignments;
   llvm::DenseMap<const ValueDecl *, const Expr *> VarSources;
   mutable llvm::DenseMap<const Expr *, const Expr *> ExprSources;
   mutable std::unique_ptr<GradGuardCache> Guards;

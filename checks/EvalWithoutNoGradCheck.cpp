@@ -112,6 +112,9 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
       continue;
     switch (F.K) {
     case Fact::Forward:
+      // Every parameter of its module frozen before it: no graph to keep.
+      if (Shared.runsFrozen(F))
+        break;
       Facts.Forwards.push_back({Call, referencedVar(forwardCallObject(Call)), nullptr, nullptr});
       break;
     case Fact::Backward:

@@ -69,6 +69,14 @@ public:
     return R;
   }
 
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
+    // `for (auto &p : net->parameters()) p.requires_grad_(false);`
+    if (const Expr *Module = parameterLoopModule(For))
+      if (std::optional<bool> On = loopSetsRequiresGrad(For))
+        add(*On ? Fact::ParamsThawed : Fact::ParamsFrozen, For, nullptr, Module);
+    return true;
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     switch (guardVarEffect(VD, Ctx)) {
     case GradEffect::Disables:
@@ -206,6 +214,50 @@ public:
   }
 
 private:
+  /// The module whose parameters() (all of them: no `recurse` argument)
+  /// \p For runs over; null otherwise.
+  static const Expr *parameterLoopModule(const CXXForRangeStmt *For) {
+    const auto *Range =
+        dyn_cast_or_null<CXXMemberCallExpr>(skipImplicitTemporaries(For->getRangeInit()));
+    if (!Range || moduleMethodName(Range) != "parameters" ||
+        (Range->getNumArgs() && !isa<CXXDefaultArgExpr>(Range->getArg(0))))
+      return nullptr;
+    return Range->getImplicitObjectArgument();
+  }
+
+  /// The constant a statement of \p For's body (or its body itself) hands
+  /// to the loop variable's requires_grad_ / set_requires_grad; none when no
+  /// statement does.
+  std::optional<bool> loopSetsRequiresGrad(const CXXForRangeStmt *For) const {
+    const VarDecl *Param = For->getLoopVariable();
+    const Stmt *Body = For->getBody();
+    llvm::ArrayRef<Stmt *> Statements;
+    Stmt *Single = const_cast<Stmt *>(Body);
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Body))
+      Statements = llvm::ArrayRef(Block->body_begin(), Block->body_end());
+    else if (Body)
+      Statements = llvm::ArrayRef(&Single, 1);
+    std::optional<bool> Result;
+    for (const Stmt *S : Statements) {
+      const auto *Call =
+          dyn_cast_or_null<CXXMemberCallExpr>(skipImplicitTemporaries(dyn_cast_or_null<Expr>(S)));
+      if (!Call || Call->getNumArgs() != 1 ||
+          namedVariable(Call->getImplicitObjectArgument()) != Param)
+        continue;
+      const CXXMethodDecl *MD = Call->getMethodDecl();
+      if (!MD || !MD->getIdentifier() ||
+          (MD->getName() != "requires_grad_" && MD->getName() != "set_requires_grad"))
+        continue;
+      bool On = true;
+      const Expr *Arg = Call->getArg(0);
+      if (isa<CXXDefaultArgExpr>(Arg) || Arg->isValueDependent() ||
+          !Arg->EvaluateAsBooleanCondition(On, Ctx))
+        return std::nullopt; // not a constant: unknown
+      Result = On;
+    }
+    return Result;
+  }
+
   void addName(const IdentifierInfo *II) {
     if (II)
       Names.insert(II);
@@ -339,6 +391,19 @@ const DefUse &FunctionFacts::defUse() const {
   if (!Defs)
     Defs = std::make_unique<DefUse>(Body);
   return *Defs;
+}
+
+bool FunctionFacts::runsFrozen(const Fact &Forward) const {
+  if (Forward.K != Fact::Forward || !Forward.ObjectDecl || !Forward.S)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Fact *Last = nullptr; // the facts are in source order: the last one before wins
+  for (const Fact &F : Facts)
+    if ((F.K == Fact::ParamsFrozen || F.K == Fact::ParamsThawed) &&
+        F.ObjectDecl == Forward.ObjectDecl && F.InLambda == Forward.InLambda &&
+        expandedBefore(F.S->getEndLoc(), Forward.S->getBeginLoc(), SM))
+      Last = &F;
+  return Last && Last->K == Fact::ParamsFrozen;
 }
 
 bool FunctionFacts::isGuarded(const Stmt *S) const {

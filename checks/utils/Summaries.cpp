@@ -241,7 +241,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         continue;
       switch (Fc.K) {
       case Fact::Forward:
-        if (!F.isGuarded(Fc.S)) {
+        if (!F.isGuarded(Fc.S) && !F.runsFrozen(Fc)) {
           S.UnguardedForward = 0;
           if (!OwnForward)
             OwnForward = dyn_cast<CallExpr>(Fc.S);

@@ -442,3 +442,81 @@ int64_t sample_remote(Actor &actor, torch::Tensor obs) {
   Remote r(out);
   return r.get().argmax().item<int64_t>();
 }
+
+// ---- parameters switched to requires_grad(false) around the forward ---------
+
+// Every parameter of the module frozen before the forward pass (and switched
+// back after it): with data for input, autograd records nothing.
+int64_t frozen_action(Actor &actor, torch::Tensor obs) {
+  for (auto &p : actor->parameters())
+    p.requires_grad_(false);
+  auto out = actor(obs);
+  for (auto &p : actor->parameters())
+    p.requires_grad_(true);
+  return out.argmax().item<int64_t>();
+}
+
+// The same through set_requires_grad, in a block.
+int64_t frozen_set(Actor &actor, torch::Tensor obs) {
+  for (torch::Tensor &p : actor->parameters()) {
+    p.set_requires_grad(false);
+  }
+  return actor(obs).argmax().item<int64_t>();
+}
+
+// Switched back on before the forward pass: it records its graph.
+int64_t thawed_action(Actor &actor, torch::Tensor obs) {
+  for (auto &p : actor->parameters())
+    p.requires_grad_(false);
+  for (auto &p : actor->parameters())
+    p.requires_grad_(true);
+  auto out = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-7]]:9: note: 'thawed_action' is inference by what it does
+  return out.argmax().item<int64_t>();
+}
+
+// Another module's parameters frozen: the forward's own module records.
+int64_t other_module_frozen(Actor &actor, Actor &target, torch::Tensor obs) {
+  for (auto &p : target->parameters())
+    p.requires_grad_(false);
+  auto out = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-5]]:9: note: 'other_module_frozen' is inference by what it does
+  return out.argmax().item<int64_t>();
+}
+
+// Frozen with a value not known here, or only the module's own parameters
+// (not its submodules'): not known to record nothing.
+int64_t maybe_frozen(Actor &actor, torch::Tensor obs, bool train) {
+  for (auto &p : actor->parameters())
+    p.requires_grad_(train);
+  auto out = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-5]]:9: note: 'maybe_frozen' is inference by what it does
+  return out.argmax().item<int64_t>();
+}
+int64_t own_parameters_frozen(Actor &actor, torch::Tensor obs) {
+  for (auto &p : actor->parameters(/*recurse=*/false))
+    p.requires_grad_(false);
+  auto out = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-5]]:9: note: 'own_parameters_frozen' is inference by what it does
+  return out.argmax().item<int64_t>();
+}
+
+// Frozen after the forward pass: too late.
+int64_t frozen_after(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-3]]:9: note: 'frozen_after' is inference by what it does
+  for (auto &p : actor->parameters())
+    p.requires_grad_(false);
+  return out.argmax().item<int64_t>();
+}
+
+// A helper whose only forward pass runs frozen is no forward pass where it is
+// called.
+int64_t act_through_frozen(Actor &actor, torch::Tensor obs) {
+  return frozen_action(actor, obs) + 1;
+}

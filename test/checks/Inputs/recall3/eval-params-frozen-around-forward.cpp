@@ -8,7 +8,8 @@
 // what it does; in the project with --cross-tu, where the networks' forward is in other files) reports the
 // forward as keeping its activations and graph for nothing: 5 findings in the project (NetPPO.cpp 591,
 // DDPRLabeler.cpp 159, 305, PPOLabeler.cpp 135, oneRjSumCjSearch.cpp 209, the last two through the calls).
-// Expected: no warning; today: [torch-eval-without-no-grad] at line 47 (file by file: the forward is in the file).
+// Expected: no warning; at bb02db5: [torch-eval-without-no-grad] at line 47 (file by file: the forward is in the
+// file). Fixed: a forward pass after a ParamsFrozen loop over its module (FunctionFacts::runsFrozen).
 #include <torch/torch.h>
 #include <vector>
 

@@ -220,6 +220,15 @@ struct ElementwiseAccessInLoopCheck::Finding {
 
 namespace {
 
+/// The tensor variable \p E names: namedVariable's, or a structured binding
+/// (`auto [policy, value] = net(x); policy[i].item()`).
+const ValueDecl *namedTensor(const Expr *E) {
+  if (const ValueDecl *V = namedVariable(E))
+    return V;
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E ? stripCopies(E) : nullptr);
+  return DRE ? dyn_cast<BindingDecl>(DRE->getDecl()) : nullptr;
+}
+
 /// `v[k]` or `v.at(k)` with an integer \p Index on a named container of
 /// tensors (a std::vector<torch::Tensor>, a TensorList): the container's
 /// variable; null otherwise.
@@ -249,7 +258,7 @@ bool parseChain(const Expr *Root, ElementwiseAccessInLoopCheck::Access &A) {
     return false;
   A.Root = Root;
   A.Base = E;
-  A.Tensor = namedVariable(E);
+  A.Tensor = namedTensor(E);
   if (!A.Tensor)
     A.Tensor = containerElement(E, A.ElementIndex);
   for (auto It = Steps.rbegin(); It != Steps.rend(); ++It)
@@ -362,10 +371,17 @@ llvm::SmallVector<const VarDecl *, 2> inductionVariables(const Stmt *Loop) {
 /// in \p Loop whose initializer reads one (`int k = y * w + x; t[k]`).
 bool indicesUse(const ElementwiseAccessInLoopCheck::Access &A, llvm::ArrayRef<const VarDecl *> Vars,
                 const Stmt *Loop, const SourceManager &SM) {
+  // A name of a structured binding of the range-for's element (`for (auto &[move, prob] :
+  // moves)`) reads the element.
   auto ReadsVar = [&](const Stmt *Root) {
     return anyStmt(Root, [&](const Stmt *S) {
       const auto *DRE = dyn_cast<DeclRefExpr>(S);
-      return DRE && llvm::is_contained(Vars, DRE->getDecl());
+      if (!DRE)
+        return false;
+      const ValueDecl *D = DRE->getDecl();
+      if (const auto *Binding = dyn_cast<BindingDecl>(D))
+        D = Binding->getDecomposedDecl();
+      return D && llvm::is_contained(Vars, D);
     });
   };
   for (const Expr *Index : A.Indices)
@@ -453,7 +469,7 @@ collectAccesses(const Stmt *Body, const ParentMap &PM) {
       const Expr *Value = tensorIndexPutScalar(MC, Indices);
       const Expr *Base = skipImplicitTemporaries(MC->getImplicitObjectArgument());
       if (Value && Value->getType()->isArithmeticType() && isTensorType(Base->getType()) &&
-          (A.Tensor = namedVariable(Base))) {
+          (A.Tensor = namedTensor(Base))) {
         A.Root = MC;
         A.Base = Base;
         A.Indices = std::move(Indices);
@@ -565,7 +581,7 @@ void ElementwiseAccessInLoopCheck::appendHelperCalls(const FunctionDecl *FD, con
       if (H.TensorParam >= 0) {
         // The tensor handed to the helper, named in the caller.
         A.Base = argumentFor(Call, unsigned(H.TensorParam));
-        A.Tensor = A.Base ? namedVariable(A.Base) : nullptr;
+        A.Tensor = A.Base ? namedTensor(A.Base) : nullptr;
       } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
                  MC && isa<CXXThisExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
         // A data member of this object.

@@ -73,7 +73,10 @@ bool outlivesIteration(const ValueDecl *V, const Stmt *Loop, const SourceManager
     return false;
   if (isa<FieldDecl>(V))
     return true;
-  const auto *VD = dyn_cast<VarDecl>(V);
+  // A structured binding lives as long as the object it decomposes.
+  if (const auto *Binding = dyn_cast<BindingDecl>(V))
+    V = Binding->getDecomposedDecl();
+  const auto *VD = dyn_cast_or_null<VarDecl>(V);
   if (!VD)
     return false;
   if (isa<ParmVarDecl>(VD) || VD->hasGlobalStorage())

@@ -270,6 +270,29 @@ float best(const torch::Tensor &scores, int64_t n) {
   return b;
 }
 
+// A tensor named by a structured binding: one item() per move.
+std::pair<torch::Tensor, torch::Tensor> predict(const torch::Tensor &input);
+float prior_sum(const torch::Tensor &input, const std::vector<int> &moves) {
+  auto [policy, value] = predict(input);
+  float s = 0;
+  for (int m : moves)
+    s += policy[m].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tensor 'policy' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  return s + value.item<float>();
+}
+
+// An index read through a structured binding of the range-for's element:
+// one write per move.
+torch::Tensor target_of(const std::vector<std::pair<int, float>> &moves) {
+  torch::Tensor output = torch::zeros({10});
+  for (const auto &[index, prob] : moves)
+    output[index] = prob;
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor 'output' is accessed element by element in a loop
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop is here
+  return output;
+}
+
 // --- Negatives ----------------------------------------------------------------
 
 // A single access outside a loop.
@@ -423,4 +446,23 @@ void in_lambda(const torch::Tensor &t, int n) {
     auto f = [&] { return t[0].item<float>(); };
     (void)f;
   }
+}
+
+// A structured binding of the range-for's element is a different tensor on
+// every iteration.
+float over_named_tensors(const std::vector<std::pair<std::string, torch::Tensor>> &named) {
+  float s = 0;
+  for (const auto &[name, t] : named)
+    s += t[0].item<float>();
+  return s;
+}
+
+// A structured binding declared in the loop: a new tensor every iteration.
+float binding_per_iteration(const torch::Tensor &input, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) {
+    auto [policy, value] = predict(input);
+    s += policy[i].item<float>();
+  }
+  return s;
 }

@@ -50,7 +50,8 @@ namespace {
 struct Facts {
   llvm::SmallVector<const CallExpr *, 4> Forwards;
   llvm::SmallVector<const CallExpr *, 4> Evals;
-  bool Trains = false;
+  bool Trains = false; ///< backward, autograd::grad or an optimizer step
+  llvm::SmallVector<const CallExpr *, 2> TrainCalls;
   llvm::SmallVector<const CallExpr *, 8> UserCalls;
 };
 
@@ -227,8 +228,10 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
       F.Forwards.push_back(cast<CallExpr>(Fa.S));
     else if (Fa.K == Fact::Eval)
       F.Evals.push_back(cast<CallExpr>(Fa.S));
-    else if (Fa.K == Fact::Backward || Fa.K == Fact::Grad || Fa.K == Fact::Train)
+    else if (Fa.K == Fact::Backward || Fa.K == Fact::Grad || Fa.K == Fact::Step)
       F.Trains = true;
+    else if (Fa.K == Fact::Train)
+      F.TrainCalls.push_back(cast<CallExpr>(Fa.S));
   }
   // The user calls that may take the module (a helper may switch its mode):
   // gathered from the facts' calls only for a forward pass that may be
@@ -255,6 +258,12 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
 
   const IdentifierInfo *II = FD->getIdentifier();
   const bool ByName = II && FD->getLocation().isFileID() && EvalNames.matchesWordOf(II->getName());
+  // A train() call makes the function training code, except in a function
+  // whose name says it evaluates and that never backpropagates: there, a
+  // train() of the module before its guarded forward pass is the mistake
+  // (the forward passes of other modules stay silent).
+  if (!F.TrainCalls.empty() && !ByName)
+    return;
   const ParentMap &PM = Shared.parents();
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
 
@@ -279,6 +288,29 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
     const CXXRecordDecl *Layer = It->second;
     if (!Layer)
       continue;
+    const CallExpr *SwitchedToTraining = nullptr;
+    if (!F.TrainCalls.empty()) {
+      if (!Shared.isGuarded(Forward))
+        continue;
+      for (const CallExpr *Train : F.TrainCalls) {
+        const auto *MC = dyn_cast<CXXMemberCallExpr>(Train);
+        if (!MC || storageOf(MC->getImplicitObjectArgument()) != Object)
+          continue;
+        // Any train(...) of another kind (train(flag)) or not on every path
+        // to the forward pass: unknown mode, silent.
+        bool On = true;
+        const Expr *Arg = Train->getNumArgs() ? Train->getArg(0) : nullptr;
+        if ((Arg && !isa<CXXDefaultArgExpr>(Arg) &&
+             (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(On, Ctx) || !On)) ||
+            !precedesOnEveryPath(Train, Forward, PM)) {
+          SwitchedToTraining = nullptr;
+          break;
+        }
+        SwitchedToTraining = Train;
+      }
+      if (!SwitchedToTraining)
+        continue;
+    }
     // eval()/train(false) before it on every path, or a helper that gets the
     // module first (it may switch the mode).
     // An alias of the module counts: a reference to it, or a copy of its
@@ -310,7 +342,7 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
         }))
       continue;
     Reported.insert(Object);
-    Finding Fi{Forward, FD, Object, Layer, SourceLocation(), "", ByName};
+    Finding Fi{Forward, FD, Object, Layer, SourceLocation(), "", ByName, SwitchedToTraining};
     // The fix-it: only for a module declared in this function, before the
     // top-level statement that holds the forward pass (after the declaration).
     const auto *Local = dyn_cast<VarDecl>(Object);
@@ -365,6 +397,11 @@ void MissingEvalCheck::reportAtEndOfUnit() {
     diag(F.Layer->getLocation(), "'%0' behaves differently in training mode",
          DiagnosticIDs::Note)
         << F.Layer->getName();
+    if (F.SwitchedToTraining)
+      diag(compat::beginLoc(F.SwitchedToTraining),
+           "'%0' is switched to training mode here, and the function never backpropagates",
+           DiagnosticIDs::Note)
+          << F.Object->getName();
     if (F.ByName)
       diag(F.Function->getLocation(),
            "'%0' is evaluation code by its name (option EvalFunctionPattern)", DiagnosticIDs::Note)

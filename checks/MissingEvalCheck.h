@@ -37,6 +37,9 @@ private:
     SourceLocation FixLoc;       ///< where `obj.eval();` goes; invalid: no fix-it
     std::string FixText;
     bool ByName;                 ///< evaluation code by its name (else: guarded)
+    /// train() on the module before the forward pass, in evaluation code by its
+    /// name that never backpropagates: what switches it to training mode.
+    const CallExpr *SwitchedToTraining = nullptr;
   };
   const std::string EvalFunctionPattern;
   WordPattern EvalNames;

@@ -90,6 +90,23 @@ float validate(ConvNet &cnn, torch::Tensor x, bool fast) {
 // CHECK-FIXES-NEXT: {{^}}  local->eval();{{$}}
 // CHECK-FIXES-NEXT: {{^}}  return local->forward(x).sum().item<float>();{{$}}
 
+// train() instead of eval() before a guarded forward pass, in evaluation code
+// by its name that never backpropagates: the batch-norm layers normalise with
+// the batch's own statistics.
+torch::Tensor inference(torch::Tensor image) {
+  Backbone segnet;
+  torch::load(segnet, "segnet.pt");
+  segnet->train();
+  torch::NoGradGuard no_grad;
+  auto out = segnet->forward(image);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass in evaluation code of 'segnet' runs in training mode
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: 'segnet' is switched to training mode here, and the function never backpropagates
+  return out.argmax(1);
+}
+// CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  segnet->eval();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  auto out = segnet->forward(image);{{$}}
+
 // --- Look-alikes that must stay silent ----------------------------------------
 
 // eval() before the forward pass, train(false), a caller that calls eval().
@@ -196,4 +213,48 @@ torch::Tensor infer_through_holder_copy(torch::Tensor x) {
   alias->eval();
   torch::NoGradGuard no_grad;
   return net->forward(x);
+}
+
+// train() in functions that are no evaluation code by their name: updating the
+// batch-norm statistics under a guard on purpose (recalibration).
+void recalibrate_batch_norm(Backbone &net, const std::vector<torch::Tensor> &batches) {
+  net->train();
+  torch::NoGradGuard no_grad;
+  for (const auto &x : batches)
+    net->forward(x);
+}
+// Evaluation code by its name, but the train() call's value is not known, it
+// is on one path only, the forward pass is not guarded, it trains another
+// module, or it backpropagates.
+torch::Tensor predict_mode(Backbone &unused, torch::Tensor x, bool training) {
+  Backbone net;
+  net->train(training);
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
+}
+torch::Tensor predict_branch(torch::Tensor x, bool calibrate) {
+  Backbone net;
+  if (calibrate)
+    net->train();
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
+}
+torch::Tensor predict_unguarded(torch::Tensor x) {
+  Backbone net;
+  net->train();
+  return net->forward(x);
+}
+torch::Tensor predict_other(Backbone &teacher, torch::Tensor x) {
+  Backbone net;
+  net->eval();
+  teacher->train();
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
+}
+float test_finetune(Backbone &net, torch::Tensor x, torch::optim::SGD &opt) {
+  net->train();
+  torch::NoGradGuard no_grad;
+  auto y = net->forward(x);
+  opt.step();
+  return y.sum().item<float>();
 }

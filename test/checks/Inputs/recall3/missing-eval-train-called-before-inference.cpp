@@ -6,7 +6,8 @@
 // ones. The function never backpropagates (no backward(), no optimizer); it runs under NoGradGuard (guarded
 // inference, the page's evaluation code), and the train() call is what the check takes for training code.
 // Expected: a [torch-missing-eval] warning at line 40 (the forward pass of a module with batch norm that is in
-// training mode); today: none (a train() in the function exempts it).
+// training mode); at bb02db5: none (a train() in the function exempted it). Fixed: in evaluation code by its
+// name that never backpropagates, train() before the guarded forward is reported (note at the train() call).
 #include <torch/torch.h>
 
 #include <string>

@@ -113,7 +113,7 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
     switch (F.K) {
     case Fact::Forward:
       // Every parameter of its module frozen before it: no graph to keep.
-      if (Shared.runsFrozen(F))
+      if (Shared.runsFrozen(F.S))
         break;
       Facts.Forwards.push_back({Call, referencedVar(forwardCallObject(Call)), nullptr, nullptr});
       break;
@@ -135,8 +135,10 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
     }
     Classified.insert(Call);
   }
+  // A call on a module whose parameters are frozen (`actor->dist(s)`) runs
+  // no graph of it.
   for (const auto &[Call, Callee] : Shared.userFunctionCalls())
-    if (!Classified.contains(Call))
+    if (!Classified.contains(Call) && !Shared.runsFrozen(Call))
       Facts.UserCalls.push_back({Callee, Call});
   return Facts;
 }

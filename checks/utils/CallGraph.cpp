@@ -55,7 +55,8 @@ void CallGraph::collect(const FunctionFacts &Facts, ASTContext &Ctx) {
   Memo.clear();
   const ParentMap &PM = Facts.parents();
   for (const auto &[Call, Callee] : Facts.userFunctionCalls()) {
-    bool Guarded = Facts.isGuarded(Call) || lambdaRunsUnderGuard(Call, PM, Ctx);
+    bool Guarded =
+        Facts.isGuarded(Call) || lambdaRunsUnderGuard(Call, PM, Ctx) || Facts.runsFrozen(Call);
     const Stmt *Loop = enclosingLoop(Call, PM, Facts.body());
     Sites.push_back({Call, CallerKey, Guarded, Loop != nullptr, Loop, isVirtualDispatch(Call)});
     ByCallee[Callee].push_back(&Sites.back());

@@ -393,15 +393,27 @@ const DefUse &FunctionFacts::defUse() const {
   return *Defs;
 }
 
-bool FunctionFacts::runsFrozen(const Fact &Forward) const {
-  if (Forward.K != Fact::Forward || !Forward.ObjectDecl || !Forward.S)
+bool FunctionFacts::runsFrozen(const Stmt *Call) const {
+  if (!Call || !has(Fact::ParamsFrozen))
+    return false;
+  // The module: a forward pass's, or the object of a member call.
+  const auto *CE = dyn_cast<CallExpr>(Call);
+  const Expr *Object = nullptr;
+  if (CE && isForwardCall(CE))
+    Object = forwardCallObject(CE);
+  else if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(CE))
+    Object = MC->getImplicitObjectArgument();
+  const ValueDecl *Module = Object ? storageVariable(Object) : nullptr;
+  if (!Module)
+    return false;
+  auto Site = llvm::find_if(Calls, [&](const CallSite &C) { return C.E == CE; });
+  if (Site == Calls.end())
     return false;
   const SourceManager &SM = Ctx.getSourceManager();
   const Fact *Last = nullptr; // the facts are in source order: the last one before wins
   for (const Fact &F : Facts)
-    if ((F.K == Fact::ParamsFrozen || F.K == Fact::ParamsThawed) &&
-        F.ObjectDecl == Forward.ObjectDecl && F.InLambda == Forward.InLambda &&
-        expandedBefore(F.S->getEndLoc(), Forward.S->getBeginLoc(), SM))
+    if ((F.K == Fact::ParamsFrozen || F.K == Fact::ParamsThawed) && F.ObjectDecl == Module &&
+        F.InLambda == Site->InLambda && expandedBefore(F.S->getEndLoc(), Call->getBeginLoc(), SM))
       Last = &F;
   return Last && Last->K == Fact::ParamsFrozen;
 }

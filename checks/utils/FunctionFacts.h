@@ -185,12 +185,13 @@ public:
   /// True when autograd is (or may be) off where \p S runs
   /// (isGradDisabledAt; memoised).
   bool isGuarded(const Stmt *S) const;
-  /// True when \p Forward (a Forward fact of this body) runs a module whose
-  /// every parameter the body has switched to requires_grad(false) before it
-  /// (a ParamsFrozen loop over its parameters, spelled earlier in the same
-  /// code body, not followed by a ParamsThawed one): with its parameters
-  /// frozen and data for input, the forward pass records no graph.
-  bool runsFrozen(const Fact &Forward) const;
+  /// True when \p Call (a forward pass, or a call of the user's method on a
+  /// module: `actor->dist(s)`) runs a module whose every parameter the body
+  /// has switched to requires_grad(false) before it (a ParamsFrozen loop
+  /// over its parameters, spelled earlier in the same code body, not
+  /// followed by a ParamsThawed one): with its parameters frozen and data
+  /// for input, the module records no graph.
+  bool runsFrozen(const Stmt *Call) const;
   /// True when \p S runs when the body runs: it is not in the body of a
   /// lambda spelled in the body, or every lambda around it is one the body
   /// runs itself (runsLambda). A fact with InLambda set counts as the

@@ -241,7 +241,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         continue;
       switch (Fc.K) {
       case Fact::Forward:
-        if (!F.isGuarded(Fc.S) && !F.runsFrozen(Fc)) {
+        if (!F.isGuarded(Fc.S) && !F.runsFrozen(Fc.S)) {
           S.UnguardedForward = 0;
           if (!OwnForward)
             OwnForward = dyn_cast<CallExpr>(Fc.S);
@@ -292,7 +292,9 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         const FunctionSummary *CS = lookup(Fc.Callee);
         if (!CS)
           break;
-        const bool CallGuarded = F.isGuarded(Fc.S);
+        // A call under a guard, or on a module whose parameters are frozen,
+        // brings no unguarded forward pass.
+        const bool CallGuarded = F.isGuarded(Fc.S) || F.runsFrozen(Fc.S);
         absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
         if (!CallGuarded)
           LocalThrough.push_back(
@@ -332,7 +334,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     // summaries (levels one deeper, like a callee here), and whether their
     // result reaches a backward pass here (the callers' side).
     for (const auto &[Call, Callee] : Flows.External) {
-      const bool CallGuarded = F.isGuarded(Call);
+      const bool CallGuarded = F.isGuarded(Call) || F.runsFrozen(Call);
       if (External)
         if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
           absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);

@@ -520,3 +520,25 @@ int64_t frozen_after(Actor &actor, torch::Tensor obs) {
 int64_t act_through_frozen(Actor &actor, torch::Tensor obs) {
   return frozen_action(actor, obs) + 1;
 }
+
+// A method of the module that runs its forward pass, called with the module's
+// parameters frozen: no graph either.
+struct SamplerImpl : torch::nn::Module {
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor forward(torch::Tensor s) { return fc(s); }
+  torch::Tensor dist(torch::Tensor s) { return fc(s).softmax(-1); }
+};
+TORCH_MODULE(Sampler);
+int64_t frozen_method(Sampler &policy, torch::Tensor obs) {
+  for (auto &p : policy->parameters())
+    p.requires_grad_(false);
+  int64_t a = policy->dist(obs).argmax().item<int64_t>();
+  for (auto &p : policy->parameters())
+    p.requires_grad_(true);
+  return a;
+}
+int64_t thawed_method(Sampler &policy, torch::Tensor obs) {
+  return policy->dist(obs).argmax().item<int64_t>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: forward pass runs with autograd enabled in a function that never backpropagates
+  // CHECK-MESSAGES: :[[@LINE-3]]:9: note: 'thawed_method' is inference by what it does
+}

@@ -48,6 +48,7 @@
 #include "utils/Summaries.h"
 #include "utils/ThreadBodies.h"
 #include "utils/TorchNames.h"
+#include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -223,7 +224,8 @@ bool EvalWithoutNoGradCheck::nameSaysEval(const FunctionDecl *FD) {
 
 EvalWithoutNoGradCheck::GuardKind EvalWithoutNoGradCheck::guardFor(const Finding &F) {
   // A helper's forward pass: what the helper keeps is not followed.
-  if (!SuggestInferenceMode || Guard == GuardKind::InferenceMode || F.Helper)
+  if (!SuggestInferenceMode || Guard == GuardKind::InferenceMode || F.Helper ||
+      F.Reason == Finding::Unused)
     return Guard;
   auto [It, New] = ResultsStay.try_emplace(F.Function->getCanonicalDecl(), false);
   if (New)
@@ -325,9 +327,13 @@ void EvalWithoutNoGradCheck::checkFunction(const FunctionDecl *FD, const Stmt *F
   // Every finding needs one of: an eval() call (a), a name that says
   // evaluation (b), a TorchScript load (c), a lambda (a thread body), or a
   // body that trains nothing itself (d, inference by what it does).
-  if (S.Facts.Evals.empty() && !S.Facts.HasLambda && !nameSaysEval(FD) &&
-      !Shared.has(Fact::Load) && !mayBeInference(S))
+  if (S.Facts.Evals.empty() && !S.Facts.HasLambda && !nameSaysEval(FD) && !Shared.has(Fact::Load) &&
+      !mayBeInference(S)) {
+    // (e) Training code: forward passes whose graph nothing uses.
+    if (Shared.has(Fact::Backward) || Shared.has(Fact::Grad))
+      findUnused(S, Ctx);
     return;
+  }
   if (!addHelperForwards(S, Ctx))
     return;
   reportThreadBodies(S, Ctx);
@@ -649,6 +655,198 @@ void EvalWithoutNoGradCheck::findInference(Scan &S, ASTContext &Ctx) {
   S.Found = true;
 }
 
+void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
+  // (e) A forward pass in training code initialising a local whose value, and
+  // every local computed from it, is only read: no backward pass, return,
+  // member, parameter, container or user function ever gets it. Its graph
+  // and activations are kept for nothing (a test-set forward pass run every
+  // few epochs inside the training function).
+  if (!InferenceByUse)
+    return;
+  const ParentMap &PM = S.Shared.parents();
+  const DefUse &Defs = S.Shared.defUse();
+  // A user function defined here that takes the value: it carries it on to
+  // its result when it trains nothing, keeps nothing it is given and its
+  // parameter reaches no backward pass (a member wrapping the criterion).
+  auto PassesOn = [&](const CallExpr *Call, const Stmt *Arg) {
+    const FunctionDecl *Def = followableCallee(Call, Ctx);
+    const FunctionSummary *Sum = Def ? core().summaries(Ctx).lookup(Def) : nullptr;
+    if (!Sum || Sum->trains(CallDepth) || !tensorish(Call->getType()) ||
+        !core().escapes(Ctx).keepsNoHistory(Def, Ctx, CallDepth))
+      return false;
+    for (unsigned J = 0; J < Sum->Params.size(); ++J)
+      if ((!Arg || argumentFor(Call, J) == Arg) && Sum->Params[J].ReachesBackward)
+        return false;
+    return true;
+  };
+  // How one use of a local ends, walking up from it: true when in a read
+  // (item(), detach or an operation without gradient, printing with `<<`, a
+  // comparison) or in the value of another local (added to Next); false for
+  // anything else (returned, stored in a member or a parameter, handed to a
+  // function that may keep it, a backward pass).
+  auto EndsInRead = [&](const Expr *E, llvm::SmallPtrSetImpl<const VarDecl *> &Next) {
+    auto IntoLocal = [&](const Expr *LHS) {
+      const VarDecl *Target = DefUse::variableNamed(LHS);
+      if (!Target || !Target->hasLocalStorage() || isa<ParmVarDecl>(Target))
+        return false;
+      Next.insert(Target);
+      return true;
+    };
+    const Stmt *Child = E;
+    for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
+      if (isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+              ExprWithCleanups, CXXFunctionalCastExpr, CXXConstructExpr, MemberExpr>(P))
+        continue;
+      if (const auto *Call = dyn_cast<CallExpr>(P)) {
+        if (isBackwardOrGradCall(Call))
+          return false;
+        if (cutsHistory(Call))
+          return true;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call); Op && Op->getNumArgs() == 2) {
+          // `std::cout << t`: printing reads the values.
+          if (Op->getOperator() == OO_LessLess && Op->getArg(1) == Child &&
+              !isTensorType(Op->getArg(0)->getType()))
+            return true;
+          // `v = e`, `v += e` on a local: e's value reaches v; v itself is
+          // written (or keeps its value).
+          if (Op->isAssignmentOp())
+            return Op->getArg(0) == Child || IntoLocal(Op->getArg(0));
+        }
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        if (Callee && isInLibraryNamespace(Callee)) {
+          // LibTorch's tensor operations carry the value on to their result;
+          // a container's method (push_back) stores it.
+          const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+          if (!tensorish(Call->getType()) ||
+              (MC && !isTensorType(MC->getImplicitObjectArgument()->getType())))
+            return false;
+          continue;
+        }
+        if (PassesOn(Call, Child))
+          continue;
+        return false;
+      }
+      if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+        if (BO->isAssignmentOp())
+          return BO->getLHS() == Child || IntoLocal(BO->getLHS());
+        if (BO->isComparisonOp() || BO->isLogicalOp())
+          return true;
+        continue;
+      }
+      if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+            Next.insert(VD);
+        return true;
+      }
+      return false; // a statement of its own, a return, anything else
+    }
+    return false;
+  };
+  // The body's uses of each local, collected once when a candidate exists.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> Uses;
+  bool UsesCollected = false;
+  for (const BodyFacts::Forward &Fwd : S.Facts.Forwards) {
+    const Fact *Own = S.Shared.factFor(Fwd.Call, Fact::Forward);
+    if (!Own || Own->InLambda || S.Shared.isGuarded(Fwd.Call))
+      continue;
+    // `auto out = net->forward(x);`, a local tensor.
+    const Stmt *P = PM.getParent(Fwd.Call);
+    while (P && isa<Expr>(P) &&
+           skipImplicitTemporaries(cast<Expr>(P)) == skipImplicitTemporaries(Fwd.Call))
+      P = PM.getParent(P);
+    const auto *DS = dyn_cast_or_null<DeclStmt>(P);
+    const auto *Out = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+    if (!Out || !Out->getInit() || Out->getType()->isReferenceType() ||
+        !isTensorType(Out->getType()))
+      continue;
+    if (!UsesCollected) {
+      forEachStmt(S.Body, [&](const Stmt *St) {
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
+          if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+            Uses[VD].push_back(DRE);
+      });
+      UsesCollected = true;
+    }
+    // The locals the value reaches, each use ending in a read or another
+    // local; any other use, or a local modified otherwise: silent.
+    llvm::SmallPtrSet<const VarDecl *, 8> Reached{Out};
+    llvm::SmallVector<const VarDecl *, 8> Work{Out};
+    bool OnlyRead = true;
+    while (!Work.empty() && OnlyRead) {
+      const VarDecl *V = Work.pop_back_val();
+      if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || V->getType()->isReferenceType() ||
+          Defs.isOpaquelyModified(V) || Defs.isRangeVariable(V) || Reached.size() > 16) {
+        OnlyRead = false;
+        break;
+      }
+      for (const DeclRefExpr *Use : Uses.lookup(V)) {
+        llvm::SmallPtrSet<const VarDecl *, 2> Next;
+        if (!EndsInRead(Use, Next)) {
+          OnlyRead = false;
+          break;
+        }
+        for (const VarDecl *N : Next)
+          if (Reached.insert(N).second)
+            Work.push_back(N);
+      }
+    }
+    if (!OnlyRead)
+      continue;
+    Finding F{S.FD,
+              warnLoc(Fwd.Call),
+              Fwd.Call->getSourceRange(),
+              Finding::Unused,
+              Out->getLocation(),
+              Out->getNameAsString(),
+              {},
+              {},
+              false,
+              {}};
+    // The fix-it: the guard right before the declaration, in a block of its
+    // own (not the function's body), when the rest of that block only
+    // computes the locals the value reaches (declares or assigns no other,
+    // runs no other forward pass, backward pass, optimizer step or call of
+    // the user's code): the guard covers nothing else.
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(PM.getParent(DS));
+        Block && Block != S.Body && DS->getBeginLoc().isFileID()) {
+      bool Tail = false, Safe = true;
+      for (const Stmt *St : Block->body()) {
+        Tail |= St == DS;
+        if (!Tail || !Safe)
+          continue;
+        forEachStmt(St, [&](const Stmt *X) {
+          if (const auto *Decl = dyn_cast<DeclStmt>(X)) {
+            for (const auto *D : Decl->decls())
+              if (const auto *VD = dyn_cast<VarDecl>(D); VD && !Reached.contains(VD))
+                Safe = false;
+          } else if (const auto *Call = dyn_cast<CallExpr>(X)) {
+            if (Call != Fwd.Call && (isForwardCall(Call) || isBackwardOrGradCall(Call) ||
+                                     classifyTrainingCall(Call) != TrainingCall::None ||
+                                     (followableCallee(Call, Ctx) && !PassesOn(Call, nullptr))))
+              Safe = false;
+            if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+                Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+              const VarDecl *T = DefUse::variableNamed(Op->getArg(0));
+              Safe &= T && Reached.contains(T);
+            }
+          } else if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->isAssignmentOp()) {
+            const VarDecl *T = DefUse::variableNamed(BO->getLHS());
+            Safe &= T && (Reached.contains(T) || !tensorish(T->getType()));
+          }
+        });
+      }
+      if (Safe) {
+        F.FixLoc = DS->getBeginLoc();
+        F.InsertAfter = false;
+        F.FixIndent = "\n" + indentationAt(F.FixLoc, *SM);
+      }
+    }
+    Findings.push_back(std::move(F));
+    S.Found = true;
+  }
+}
+
 bool EvalWithoutNoGradCheck::silenced(const Finding &F) {
   // A function whose every chain of callers holds a guard runs no forward
   // pass with autograd on (callers in other files: by the linked summaries);
@@ -709,18 +907,24 @@ void EvalWithoutNoGradCheck::emit(const Finding &F) {
   const GuardKind Kind = guardFor(F);
   std::string GuardText = guardDeclaration(F.Function->getCanonicalDecl(), Kind);
   {
-    auto D = F.Reason == Finding::Inference
-                 ? diag(F.CallLoc, "forward pass runs with autograd enabled in a function that "
-                                   "never backpropagates: only detached values leave it, so its "
-                                   "activations and graph are kept for nothing; hold a '%0' "
-                                   "while it runs%select{|: no tensor it computes leaves the "
-                                   "function, so inference mode, which also skips view and "
-                                   "version tracking, is safe here}1")
-                 : diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
-                                   "activations and graph are kept for a backward pass that never "
-                                   "comes; hold a '%0' while evaluating%select{|: no tensor it "
-                                   "computes leaves the function, so inference mode, which also "
-                                   "skips view and version tracking, is safe here}1");
+    auto D =
+        F.Reason == Finding::Unused
+            ? diag(F.CallLoc, "forward pass runs with autograd enabled in training code, but "
+                              "nothing computed from its result reaches a backward pass: its "
+                              "activations and graph are kept for nothing; hold a '%0' while "
+                              "it runs%select{|}1")
+        : F.Reason == Finding::Inference
+            ? diag(F.CallLoc, "forward pass runs with autograd enabled in a function that "
+                              "never backpropagates: only detached values leave it, so its "
+                              "activations and graph are kept for nothing; hold a '%0' "
+                              "while it runs%select{|: no tensor it computes leaves the "
+                              "function, so inference mode, which also skips view and "
+                              "version tracking, is safe here}1")
+            : diag(F.CallLoc, "forward pass in evaluation code runs with autograd enabled: its "
+                              "activations and graph are kept for a backward pass that never "
+                              "comes; hold a '%0' while evaluating%select{|: no tensor it "
+                              "computes leaves the function, so inference mode, which also "
+                              "skips view and version tracking, is safe here}1");
     D << (Kind == GuardKind::NoGradGuard ? names::NoGradGuardSpelling
                                          : names::InferenceModeSpelling)
       << (Kind != Guard) << F.CallRange;
@@ -765,6 +969,13 @@ void EvalWithoutNoGradCheck::noteEvidence(const Finding &F) {
   case Finding::JitLoaded:
     diag(F.EvidenceLoc, "module loaded with 'torch::jit::load' here and not trained in this function",
          DiagnosticIDs::Note);
+    break;
+  case Finding::Unused:
+    diag(F.EvidenceLoc,
+         "'%0' and what is computed from it are only read (item(), printing, comparisons): "
+         "no backward pass, result or storage outside the function's locals gets them",
+         DiagnosticIDs::Note)
+        << F.FunctionName;
     break;
   case Finding::Inference:
     diag(F.EvidenceLoc,

@@ -35,8 +35,9 @@ public:
     const FunctionDecl *Function;
     SourceLocation CallLoc;
     SourceRange CallRange;
-    enum { AfterEval, ByName, JitLoaded, Inference } Reason;
-    SourceLocation EvidenceLoc; ///< eval() call, function name, jit::load call or the function (Inference)
+    enum { AfterEval, ByName, JitLoaded, Inference, Unused } Reason;
+    SourceLocation EvidenceLoc; ///< eval() call, function name, jit::load call, the function
+                                ///< (Inference) or the variable the result initialises (Unused)
     std::string FunctionName;
     SourceLocation FixLoc;         ///< where the guard goes; invalid: no fix-it
     std::string FixIndent;         ///< indentation of the inserted line
@@ -69,6 +70,10 @@ private:
   /// with autograd history leave it.
   bool mayBeInference(const Scan &S) const;
   void findInference(Scan &S, ASTContext &Ctx);
+  /// (e) In training code: a forward pass whose result only ever reaches
+  /// values read (item(), printing), never a backward pass, the function's
+  /// result or any storage outside the body's locals.
+  void findUnused(Scan &S, ASTContext &Ctx);
   // reportAtEndOfUnit's steps.
   bool silenced(const Finding &F);
   void emit(const Finding &F);

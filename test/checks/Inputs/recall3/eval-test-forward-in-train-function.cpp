@@ -7,7 +7,8 @@
 // (item() for the printed table). No eval() precedes it and the function is named 'train', so none of the
 // page's rules for evaluation code applies, and rule 4 (inference by what it does) excludes functions that
 // train.
-// Expected: a [torch-eval-without-no-grad] warning at line 39 (the test forward); today: none.
+// Expected: a [torch-eval-without-no-grad] warning at line 39 (the test forward); at bb02db5: none. Fixed: rule 5
+// (a forward pass in training code whose result is only read, findUnused).
 #include <torch/torch.h>
 #include <iostream>
 #include <utility>

@@ -298,8 +298,19 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
     for (const Stmt *L = Loop; L && outlivesIteration(Container, L, SM) && !Emptied;
          L = enclosingLoop(L, PM, Body))
       Emptied = isEmptiedIn(L, Container);
-    if (Emptied)
+    if (Emptied) {
+      // Emptied at the update, but every read of the local detaches it (a
+      // rollout's log-probabilities read as `torch::cat(log_probs).detach()`):
+      // each graph is kept for nothing until then, as for a member.
+      if (const auto *Local = dyn_cast<VarDecl>(Container);
+          Local && Local->hasLocalStorage() && !isa<ParmVarDecl>(Local) &&
+          !Local->getType()->isReferenceType() && !History.isGuarded(I.Stmt)) {
+        FieldReads::Reads Reads = localReads(Local, Body, Ctx);
+        if (!Reads.Other && Reads.Detached > 0)
+          reportReadOnlyDetached(FD, I, Local, Reads.FirstDetached, Value, Source, Ctx);
+      }
       continue;
+    }
     if (const auto *Field = dyn_cast<FieldDecl>(Container);
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
@@ -335,26 +346,35 @@ bool HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, con
   SourceLocation Read;
   if (!core().fieldReadOnlyDetached(Field, Ctx, &Read))
     return false;
+  reportReadOnlyDetached(FD, I, Field, Read, Value, Source, Ctx);
+  return true;
+}
+
+void HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, const Insertion &I,
+                                                     const ValueDecl *Container,
+                                                     SourceLocation Read, const Expr *Value,
+                                                     const Expr *Source, ASTContext &Ctx) {
   llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
   SourceLocation Loc = compat::beginLoc(Value);
   SourceRange Range = Value->getSourceRange();
   SourceLocation SourceLoc = historyNoteLoc(Source, Value);
-  std::string Name = Field->getName().str();
-  deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, Read, SourceLoc, Name](const CallGraph &) {
-    {
-      auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history, but every read of '%0' "
-                         "detaches it: each graph stays alive for nothing until '%0' is emptied; "
-                         "store a detached tensor")
-               << Name << Range;
-      for (const FixItHint &Fix : Fixes)
-        D << Fix;
-    }
-    if (Read.isValid())
-      diag(Read, "'%0' is read here, detached", DiagnosticIDs::Note) << Name;
-    if (SourceLoc.isValid())
-      diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-  });
-  return true;
+  std::string Name = Container->getName().str();
+  deferUntilCallersKnown(
+      Ctx, FD, [this, Loc, Range, Fixes, Read, SourceLoc, Name](const CallGraph &) {
+        {
+          auto D =
+              diag(Loc, "'%0' keeps a tensor that carries autograd history, but every read of '%0' "
+                        "detaches it: each graph stays alive for nothing until '%0' is emptied; "
+                        "store a detached tensor")
+              << Name << Range;
+          for (const FixItHint &Fix : Fixes)
+            D << Fix;
+        }
+        if (Read.isValid())
+          diag(Read, "'%0' is read here, detached", DiagnosticIDs::Note) << Name;
+        if (SourceLoc.isValid())
+          diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
+      });
 }
 
 /// True when some method of \p Field's class, defined in the TU, empties it.

@@ -41,6 +41,11 @@ private:
   /// the member is read otherwise somewhere.
   bool reportReadOnlyDetached(const FunctionDecl *FD, const Insertion &I, const FieldDecl *Field,
                               const Expr *Value, const Expr *Source, ASTContext &Ctx);
+  /// The finding on \p Container (a member, or a local emptied at the
+  /// update) every read of which detaches it, \p Read the first.
+  void reportReadOnlyDetached(const FunctionDecl *FD, const Insertion &I,
+                              const ValueDecl *Container, SourceLocation Read, const Expr *Value,
+                              const Expr *Source, ASTContext &Ctx);
   bool checkMemberInsertion(const FunctionDecl *FD, const Insertion &I, const FieldDecl *Field,
                             const HistoryAnalysis &History, ASTContext &Ctx,
                             bool ReportWithoutChain);

@@ -4,6 +4,7 @@
 #include "FunctionFacts.h"
 #include "History.h"
 #include "TorchNames.h"
+#include "Traversal.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -97,7 +98,8 @@ bool detachedAt(const Stmt *Value, ASTContext &Ctx) {
 
 enum class Use { Neutral, Detached, Other };
 
-Use classify(const MemberExpr *ME, ASTContext &Ctx) {
+/// How \p ME (a name of the container: a member or a local) is used.
+Use classify(const Expr *ME, ASTContext &Ctx) {
   // m.push_back(x), m.clear(), m.size() ...
   if (isCallOn(ME,
                {"push_back", "push_front", "emplace_back", "emplace_front", "insert", "emplace",
@@ -166,6 +168,27 @@ FieldReads::FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContex
     if (FD->hasBody() && !FD->isDependentContext())
       C.TraverseStmt(FD->getBody());
   // Constructors' member initialisers (`logProbs()`) are not uses.
+}
+
+FieldReads::Reads localReads(const VarDecl *V, const Stmt *Body, ASTContext &Ctx) {
+  FieldReads::Reads R;
+  forEachStmt(Body, [&](const Stmt *S) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(S);
+    if (!DRE || DRE->getDecl() != V)
+      return;
+    switch (classify(DRE, Ctx)) {
+    case Use::Neutral:
+      break;
+    case Use::Detached:
+      if (R.Detached++ == 0)
+        R.FirstDetached = DRE->getExprLoc();
+      break;
+    case Use::Other:
+      R.Other = true;
+      break;
+    }
+  });
+  return R;
 }
 
 const FieldReads::Reads *FieldReads::of(const FieldDecl *F) const {

@@ -1,11 +1,11 @@
 //===--- FieldReads.h - libtorch-tidy ---------------------------*- C++ -*-===//
 //
 // How a translation unit reads the data members of the user's classes that
-// hold tensors in a container (a rollout's `std::vector<torch::Tensor>
-// logProbs`): whether every read it makes takes the tensors without their
-// history. torch-history-in-container asks it: a tensor with history stored
-// in a member that every reader detaches keeps its graph alive for nothing,
-// and detaching it where it is stored changes no value anyone reads.
+// hold tensors in a container (and how a function reads a local one) (a rollout's
+// `std::vector<torch::Tensor> logProbs`): whether every read it makes takes the tensors without
+// their history. torch-history-in-container asks it: a tensor with history stored in a member that
+// every reader detaches keeps its graph alive for nothing, and detaching it where it is stored
+// changes no value anyone reads.
 //
 // Design:
 //   - A use of the member is an insertion or housekeeping (push_back,
@@ -53,6 +53,10 @@ public:
 private:
   llvm::DenseMap<const FieldDecl *, Reads> ByField;
 };
+
+/// The uses of \p V, a local container of tensors, in \p Body (the
+/// function's body, its lambdas included), classified as a member's are.
+FieldReads::Reads localReads(const VarDecl *V, const Stmt *Body, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch_check
 

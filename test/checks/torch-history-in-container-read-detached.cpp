@@ -111,3 +111,49 @@ struct Unread {
   std::vector<torch::Tensor> outputs;
 };
 void unread_step(Unread &u, torch::Tensor obs) { u.outputs.push_back(u.model->forward(obs)); }
+
+// A local rollout emptied at each update: every read of it detaches it, so
+// each step's graph is kept for nothing until the update.
+void ppo_update(torch::Tensor states, torch::Tensor log_probs, torch::optim::Adam &opt);
+void rollout(Policy &policy, torch::optim::Adam &opt, torch::Tensor obs, int n_iter, int n_steps) {
+  std::vector<torch::Tensor> states, log_probs;
+  for (int i = 0; i < n_iter; ++i) {
+    states.push_back(obs);
+    log_probs.push_back(policy->logProb(policy->forward(obs)));
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'log_probs' keeps a tensor that carries autograd history, but every read of 'log_probs' detaches it
+    // CHECK-MESSAGES: :[[@LINE+3]]:46: note: 'log_probs' is read here, detached
+    // CHECK-MESSAGES: :[[@LINE-3]]:49: note: the history comes from this call
+    if ((i + 1) % n_steps == 0) {
+      torch::Tensor t_log_probs = torch::cat(log_probs).detach();
+      ppo_update(torch::cat(states), t_log_probs, opt);
+      states.clear();
+      log_probs.clear();
+    }
+  }
+}
+// CHECK-FIXES: log_probs.push_back(policy->logProb(policy->forward(obs)).detach());
+
+// Look-alikes: a local emptied at the update and read with its history, or
+// used otherwise (iterated, handed to a function).
+void rollout_trained(Policy &policy, torch::optim::Adam &opt, torch::Tensor obs, int n) {
+  std::vector<torch::Tensor> log_probs;
+  for (int i = 0; i < n; ++i) {
+    log_probs.push_back(policy->logProb(policy->forward(obs)));
+    if (log_probs.size() == 16) {
+      torch::cat(log_probs).sum().backward();
+      log_probs.clear();
+    }
+  }
+}
+void consume(const std::vector<torch::Tensor> &v);
+void rollout_handed(Policy &policy, torch::Tensor obs, int n) {
+  std::vector<torch::Tensor> log_probs;
+  for (int i = 0; i < n; ++i) {
+    log_probs.push_back(policy->logProb(policy->forward(obs)));
+    if (i % 16 == 0) {
+      torch::Tensor all = torch::cat(log_probs).detach();
+      consume(log_probs);
+      log_probs.clear();
+    }
+  }
+}

@@ -319,7 +319,15 @@ std::string AnalysisCore::askCallers(const FunctionDecl *FD) const {
 
 bool AnalysisCore::resultReachesBackwardElsewhere(const FunctionDecl *FD) const {
   std::string USR = askCallers(FD);
-  return !USR.empty() && External && External->resultReachesBackward(USR);
+  if (!USR.empty() && External && External->resultReachesBackward(USR))
+    return true;
+  // A caller elsewhere may reach an override through the method it
+  // overrides (`m_network->Predict(x)` on the abstract interface): what it
+  // does with that call's result is done with this one's.
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  return MD && llvm::any_of(MD->overridden_methods(), [&](const CXXMethodDecl *Base) {
+           return resultReachesBackwardElsewhere(Base);
+         });
 }
 
 bool AnalysisCore::calledOnlyUnderGuardsElsewhere(const FunctionDecl *FD) const {

@@ -120,6 +120,9 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   unsigned LambdaDepth = 0;
   /// Calls of functions defined in another translation unit.
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> External;
+  /// Virtual calls of the user's methods (an interface's): which override
+  /// runs is not known here, but what the caller does with the result is.
+  llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 2> Virtual;
   llvm::SmallVector<std::pair<const ValueDecl *, const Expr *>, 16> Defs;
   llvm::SmallVector<const Expr *, 4> Returns;
   bool TraverseLambdaExpr(LambdaExpr *L) {
@@ -150,6 +153,9 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   bool VisitCallExpr(CallExpr *C) {
     if (const FunctionDecl *Ext = externalCallee(C, Ctx))
       External.push_back({C, Ext});
+    else if (const FunctionDecl *Callee = C->getDirectCallee();
+             Callee && isVirtualDispatch(C) && isUserFunction(Callee, Ctx))
+      Virtual.push_back({C, Callee->getCanonicalDecl()});
     return true;
   }
   bool VisitReturnStmt(ReturnStmt *R) {
@@ -330,26 +336,9 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     for (const Expr *R : Flows.Returns)
       Params(R, &ParameterSummary::Returned);
 
-    // Calls of functions defined in another translation unit: their linked
-    // summaries (levels one deeper, like a callee here), and whether their
-    // result reaches a backward pass here (the callers' side).
-    for (const auto &[Call, Callee] : Flows.External) {
-      const bool CallGuarded = F.isGuarded(Call) || F.runsFrozen(Call);
-      if (External)
-        if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
-          absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
-          if (!CallGuarded)
-            ExternalThrough.push_back({Call, 0, CS});
-          if (syncsOnEveryCallThrough(Call, *CS, F, Ctx))
-            lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
-        }
-      // Recorded for linking (SummaryDocument::composeCalls).
-      if (std::string U = usrOf(Callee); !U.empty()) {
-        ExternalCall &Mine = S.ExternalCalls[U];
-        Mine.Level = 0;
-        if (!CallGuarded)
-          Mine.UnguardedLevel = 0;
-      }
+    // Whether the result of a call of another file's function (or of a
+    // virtual method) reaches a backward pass here (the callers' side).
+    auto recordResultToBackward = [&](const CallExpr *Call, const FunctionDecl *Callee) {
       // The variables computed from the call's result (flow-insensitive).
       llvm::SmallPtrSet<const ValueDecl *, 8> Derived;
       for (bool Changed = true; Changed;) {
@@ -371,8 +360,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
             !SameSCC.contains(Fc.Definition->getCanonicalDecl()))
           if (const FunctionSummary *CS = lookup(Fc.Callee))
             for (unsigned J = 0; J < CS->Params.size(); ++J)
-              if (CS->Params[J].ReachesBackward &&
-                  Reaches(argumentFor(cast<CallExpr>(Fc.S), J)))
+              if (CS->Params[J].ReachesBackward && Reaches(argumentFor(cast<CallExpr>(Fc.S), J)))
                 ToBackward = true;
         if (ToBackward)
           break;
@@ -380,7 +368,31 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       if (ToBackward)
         if (std::string U = usrOf(Callee); !U.empty())
           ResultToBackward.insert(U);
+    };
+    // Calls of functions defined in another translation unit: their linked
+    // summaries (levels one deeper, like a callee here), and whether their
+    // result reaches a backward pass here (the callers' side).
+    for (const auto &[Call, Callee] : Flows.External) {
+      const bool CallGuarded = F.isGuarded(Call) || F.runsFrozen(Call);
+      if (External)
+        if (const FunctionSummary *CS = External->lookup(usrOf(Callee))) {
+          absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
+          if (!CallGuarded)
+            ExternalThrough.push_back({Call, 0, CS});
+          if (syncsOnEveryCallThrough(Call, *CS, F, Ctx))
+            lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
+        }
+      // Recorded for linking (SummaryDocument::composeCalls).
+      if (std::string U = usrOf(Callee); !U.empty()) {
+        ExternalCall &Mine = S.ExternalCalls[U];
+        Mine.Level = 0;
+        if (!CallGuarded)
+          Mine.UnguardedLevel = 0;
+      }
+      recordResultToBackward(Call, Callee);
     }
+    for (const auto &[Call, Callee] : Flows.Virtual)
+      recordResultToBackward(Call, Callee);
     if (Domain)
       Domain(FD, F, S);
 

@@ -695,8 +695,16 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
     const Stmt *Child = E;
     for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
       if (isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-              ExprWithCleanups, CXXFunctionalCastExpr, CXXConstructExpr, MemberExpr>(P))
+              ExprWithCleanups, CXXFunctionalCastExpr, MemberExpr>(P))
         continue;
+      // A copy, or a conversion by a LibTorch class; a constructor of the
+      // user's may keep its argument.
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(P)) {
+        const CXXConstructorDecl *Ctor = Construct->getConstructor();
+        if (Ctor && (Ctor->isCopyOrMoveConstructor() || isInLibraryNamespace(Ctor->getParent())))
+          continue;
+        return false;
+      }
       if (const auto *Call = dyn_cast<CallExpr>(P)) {
         if (isBackwardOrGradCall(Call))
           return false;
@@ -717,9 +725,13 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
           // LibTorch's tensor operations carry the value on to their result;
           // a container's method (push_back) stores it.
           const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-          if (!tensorish(Call->getType()) ||
-              (MC && !isTensorType(MC->getImplicitObjectArgument()->getType())))
+          if (MC &&
+              !isTensorType(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType()))
             return false;
+          // A result that holds no tensor (`out.size(0)`, `out.dim()`) is a
+          // read.
+          if (!tensorish(Call->getType()))
+            return true;
           continue;
         }
         if (PassesOn(Call, Child))

@@ -141,3 +141,21 @@ void closure(torch::nn::Linear &m, const torch::Tensor &x, torch::optim::SGD &op
   };
   step().backward();
 }
+
+// Shapes read from it are reads too; a class of the user's built from it may
+// keep it.
+void shape_read(torch::nn::Linear &m, torch::nn::Linear &probe, const torch::Tensor &x) {
+  m->forward(x).sum().backward();
+  torch::Tensor out = probe->forward(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: forward pass runs with autograd enabled in training code
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: 'out' and what is computed from it are only read
+  std::cout << out.size(0) << " " << out.dim() << std::endl;
+}
+struct Keeper {
+  explicit Keeper(const torch::Tensor &t);
+};
+void user_class_built(torch::nn::Linear &m, const torch::Tensor &x) {
+  m->forward(x).sum().backward();
+  torch::Tensor out = m->forward(x);
+  Keeper k(out);
+}

@@ -335,9 +335,14 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
         (!ModuleEvals.empty() && Shared.order().isPlaced(Forward) &&
          !Shared.order().reachableAvoiding(Forward, ModuleEvals)))
       continue;
+    // (After a train() on every path, only the helpers between it and the
+    // forward pass: the module was built or loaded before it.)
     if (llvm::any_of(UserCalls(), [&](const CallExpr *Call) {
-          return Call != Forward && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
-                                                                 Forward->getBeginLoc()) &&
+          return Call != Forward &&
+                 SM.isBeforeInTranslationUnit(Call->getBeginLoc(), Forward->getBeginLoc()) &&
+                 (!SwitchedToTraining ||
+                  SM.isBeforeInTranslationUnit(SwitchedToTraining->getEndLoc(),
+                                               Call->getBeginLoc())) &&
                  mentions(Call, Object);
         }))
       continue;

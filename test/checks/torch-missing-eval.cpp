@@ -93,8 +93,10 @@ float validate(ConvNet &cnn, torch::Tensor x, bool fast) {
 // train() instead of eval() before a guarded forward pass, in evaluation code
 // by its name that never backpropagates: the batch-norm layers normalise with
 // the batch's own statistics.
+void build_backbone(Backbone &net);
 torch::Tensor inference(torch::Tensor image) {
   Backbone segnet;
+  build_backbone(segnet);
   torch::load(segnet, "segnet.pt");
   segnet->train();
   torch::NoGradGuard no_grad;
@@ -257,4 +259,11 @@ float test_finetune(Backbone &net, torch::Tensor x, torch::optim::SGD &opt) {
   auto y = net->forward(x);
   opt.step();
   return y.sum().item<float>();
+}
+torch::Tensor predict_prepared(torch::Tensor x) {
+  Backbone net;
+  net->train();
+  build_backbone(net);
+  torch::NoGradGuard no_grad;
+  return net->forward(x);
 }

@@ -298,10 +298,8 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
           continue;
         // Any train(...) of another kind (train(flag)) or not on every path
         // to the forward pass: unknown mode, silent.
-        bool On = true;
         const Expr *Arg = Train->getNumArgs() ? Train->getArg(0) : nullptr;
-        if ((Arg && !isa<CXXDefaultArgExpr>(Arg) &&
-             (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(On, Ctx) || !On)) ||
+        if ((Arg && !isa<CXXDefaultArgExpr>(Arg) && knownBool(Arg, Ctx) != true) ||
             !precedesOnEveryPath(Train, Forward, PM)) {
           SwitchedToTraining = nullptr;
           break;

@@ -50,6 +50,13 @@ const Stmt *loopBody(const Stmt *Loop) {
   return nullptr;
 }
 
+std::optional<bool> knownBool(const Expr *E, const ASTContext &Ctx) {
+  bool Value = false;
+  if (!E || E->isValueDependent() || !E->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
 bool expandedBefore(SourceLocation A, SourceLocation B, const SourceManager &SM) {
   return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A), SM.getExpansionLoc(B));
 }

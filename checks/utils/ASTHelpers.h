@@ -13,6 +13,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include <optional>
 #include <string>
 
 namespace clang::tidy::torch_check {
@@ -61,6 +62,12 @@ const Expr *containerSlot(const Expr *E, const Expr *&Key);
 /// \p E without parentheses, implicit casts, temporaries and cleanups:
 /// stripWrappers(E, wrappers::Temporaries).
 const Expr *skipImplicitTemporaries(const Expr *E);
+
+/// The value of \p E when it is a constant known here (`false`, a constexpr
+/// flag), as a condition; none when it is not (a variable, a dependent
+/// expression). A defaulted argument (CXXDefaultArgExpr) is the caller's to
+/// read.
+std::optional<bool> knownBool(const Expr *E, const ASTContext &Ctx);
 
 /// Whether \p A comes before \p B in the translation unit, each taken at its
 /// expansion (a macro argument at the macro's use).

@@ -131,6 +131,21 @@ Use classify(const Expr *ME, ASTContext &Ctx) {
   return Use::Other;
 }
 
+/// Counts the use \p Name (of a member or a local container) in \p R.
+void tally(FieldReads::Reads &R, const Expr *Name, ASTContext &Ctx) {
+  switch (classify(Name, Ctx)) {
+  case Use::Neutral:
+    break;
+  case Use::Detached:
+    if (R.Detached++ == 0)
+      R.FirstDetached = Name->getExprLoc();
+    break;
+  case Use::Other:
+    R.Other = true;
+    break;
+  }
+}
+
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldReads::Reads> &Out)
@@ -140,18 +155,7 @@ public:
     const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
     if (!F || !isTensorContainerField(F))
       return true;
-    FieldReads::Reads &R = Out[F->getCanonicalDecl()];
-    switch (classify(ME, Ctx)) {
-    case Use::Neutral:
-      break;
-    case Use::Detached:
-      if (R.Detached++ == 0)
-        R.FirstDetached = ME->getExprLoc();
-      break;
-    case Use::Other:
-      R.Other = true;
-      break;
-    }
+    tally(Out[F->getCanonicalDecl()], ME, Ctx);
     return true;
   }
 
@@ -173,20 +177,8 @@ FieldReads::FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContex
 FieldReads::Reads localReads(const VarDecl *V, const Stmt *Body, ASTContext &Ctx) {
   FieldReads::Reads R;
   forEachStmt(Body, [&](const Stmt *S) {
-    const auto *DRE = dyn_cast<DeclRefExpr>(S);
-    if (!DRE || DRE->getDecl() != V)
-      return;
-    switch (classify(DRE, Ctx)) {
-    case Use::Neutral:
-      break;
-    case Use::Detached:
-      if (R.Detached++ == 0)
-        R.FirstDetached = DRE->getExprLoc();
-      break;
-    case Use::Other:
-      R.Other = true;
-      break;
-    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == V)
+      tally(R, DRE, Ctx);
   });
   return R;
 }

@@ -72,8 +72,10 @@ public:
   bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
     // `for (auto &p : net->parameters()) p.requires_grad_(false);`
     if (const Expr *Module = parameterLoopModule(For))
-      if (std::optional<bool> On = loopSetsRequiresGrad(For))
+      if (std::optional<bool> On = loopSetsRequiresGrad(For)) {
         add(*On ? Fact::ParamsThawed : Fact::ParamsFrozen, For, nullptr, Module);
+        Shape.FreezesParameters |= !*On;
+      }
     return true;
   }
 
@@ -248,10 +250,9 @@ private:
       if (!MD || !MD->getIdentifier() ||
           (MD->getName() != "requires_grad_" && MD->getName() != "set_requires_grad"))
         continue;
-      bool On = true;
       const Expr *Arg = Call->getArg(0);
-      if (isa<CXXDefaultArgExpr>(Arg) || Arg->isValueDependent() ||
-          !Arg->EvaluateAsBooleanCondition(On, Ctx))
+      std::optional<bool> On = isa<CXXDefaultArgExpr>(Arg) ? std::nullopt : knownBool(Arg, Ctx);
+      if (!On)
         return std::nullopt; // not a constant: unknown
       Result = On;
     }
@@ -394,7 +395,7 @@ const DefUse &FunctionFacts::defUse() const {
 }
 
 bool FunctionFacts::runsFrozen(const Stmt *Call) const {
-  if (!Call || !has(Fact::ParamsFrozen))
+  if (!Call || !Shape.FreezesParameters)
     return false;
   // The module: a forward pass's, or the object of a member call.
   const auto *CE = dyn_cast<CallExpr>(Call);

@@ -153,6 +153,7 @@ public:
   /// What the walk notes about the body as a whole.
   struct BodyShape {
     bool Lambda = false;
+    bool FreezesParameters = false; ///< a ParamsFrozen fact (runsFrozen's pretest)
     bool OptimizerConstruction = false;
   };
 

@@ -1,6 +1,7 @@
 //===--- GradGuards.cpp - libtorch-tidy -----------------------------------===//
 
 #include "GradGuards.h"
+#include "ASTHelpers.h"
 #include "TorchNames.h"
 #include "Traversal.h"
 
@@ -10,10 +11,10 @@ namespace clang::tidy::torch_check {
 
 static GradEffect boolArgEffect(const Expr *Arg, const ASTContext &Ctx, GradEffect IfTrue,
                                 GradEffect IfFalse) {
-  bool Value = true;
-  if (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+  std::optional<bool> Value = knownBool(Arg, Ctx);
+  if (!Value)
     return GradEffect::Unknown;
-  return Value ? IfTrue : IfFalse;
+  return *Value ? IfTrue : IfFalse;
 }
 
 GradEffect guardVarEffect(const VarDecl *VD, const ASTContext &Ctx) {

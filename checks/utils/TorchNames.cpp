@@ -268,10 +268,8 @@ ModeSwitch moduleModeSwitch(const CallExpr *Call, const ASTContext &Ctx) {
     return ModeSwitch::Eval;
   if (Method != "train")
     return ModeSwitch::None;
-  bool On = true;
   const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
-  if (Arg && !isa<CXXDefaultArgExpr>(Arg) && !Arg->isValueDependent() &&
-      Arg->EvaluateAsBooleanCondition(On, Ctx) && !On)
+  if (Arg && !isa<CXXDefaultArgExpr>(Arg) && knownBool(Arg, Ctx) == false)
     return ModeSwitch::Eval;
   return ModeSwitch::Train;
 }
@@ -281,11 +279,10 @@ SetGradEnabled classifySetGradEnabled(const CallExpr *Call, const ASTContext &Ct
     return SetGradEnabled::NotACall;
   if (!isNamed(calleeClass(Call), names::GradMode))
     return SetGradEnabled::NotACall;
-  bool Value = true;
-  const Expr *Arg = Call->getArg(0);
-  if (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(Value, Ctx))
+  std::optional<bool> Value = knownBool(Call->getArg(0), Ctx);
+  if (!Value)
     return SetGradEnabled::Unknown;
-  return Value ? SetGradEnabled::Enables : SetGradEnabled::Disables;
+  return *Value ? SetGradEnabled::Enables : SetGradEnabled::Disables;
 }
 
 namespace {

@@ -49,6 +49,7 @@
 #include "utils/ThreadBodies.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
+#include "utils/ValueUses.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -664,7 +665,6 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
   if (!InferenceByUse)
     return;
   const ParentMap &PM = S.Shared.parents();
-  const DefUse &Defs = S.Shared.defUse();
   // A user function defined here that takes the value: it carries it on to
   // its result when it trains nothing, keeps nothing it is given and its
   // parameter reaches no backward pass (a member wrapping the criterion).
@@ -679,85 +679,7 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
         return false;
     return true;
   };
-  // How one use of a local ends, walking up from it: true when in a read
-  // (item(), detach or an operation without gradient, printing with `<<`, a
-  // comparison) or in the value of another local (added to Next); false for
-  // anything else (returned, stored in a member or a parameter, handed to a
-  // function that may keep it, a backward pass).
-  auto EndsInRead = [&](const Expr *E, llvm::SmallPtrSetImpl<const VarDecl *> &Next) {
-    auto IntoLocal = [&](const Expr *LHS) {
-      const VarDecl *Target = DefUse::variableNamed(LHS);
-      if (!Target || !Target->hasLocalStorage() || isa<ParmVarDecl>(Target))
-        return false;
-      Next.insert(Target);
-      return true;
-    };
-    const Stmt *Child = E;
-    for (const Stmt *P = PM.getParent(E); P; Child = P, P = PM.getParent(P)) {
-      if (isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-              ExprWithCleanups, CXXFunctionalCastExpr, MemberExpr>(P))
-        continue;
-      // A copy, or a conversion by a LibTorch class; a constructor of the
-      // user's may keep its argument.
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(P)) {
-        const CXXConstructorDecl *Ctor = Construct->getConstructor();
-        if (Ctor && (Ctor->isCopyOrMoveConstructor() || isInLibraryNamespace(Ctor->getParent())))
-          continue;
-        return false;
-      }
-      if (const auto *Call = dyn_cast<CallExpr>(P)) {
-        if (isBackwardOrGradCall(Call))
-          return false;
-        if (cutsHistory(Call))
-          return true;
-        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call); Op && Op->getNumArgs() == 2) {
-          // `std::cout << t`: printing reads the values.
-          if (Op->getOperator() == OO_LessLess && Op->getArg(1) == Child &&
-              !isTensorType(Op->getArg(0)->getType()))
-            return true;
-          // `v = e`, `v += e` on a local: e's value reaches v; v itself is
-          // written (or keeps its value).
-          if (Op->isAssignmentOp())
-            return Op->getArg(0) == Child || IntoLocal(Op->getArg(0));
-        }
-        const FunctionDecl *Callee = Call->getDirectCallee();
-        if (Callee && isInLibraryNamespace(Callee)) {
-          // LibTorch's tensor operations carry the value on to their result;
-          // a container's method (push_back) stores it.
-          const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-          if (MC &&
-              !isTensorType(MC->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType()))
-            return false;
-          // A result that holds no tensor (`out.size(0)`, `out.dim()`) is a
-          // read.
-          if (!tensorish(Call->getType()))
-            return true;
-          continue;
-        }
-        if (PassesOn(Call, Child))
-          continue;
-        return false;
-      }
-      if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
-        if (BO->isAssignmentOp())
-          return BO->getLHS() == Child || IntoLocal(BO->getLHS());
-        if (BO->isComparisonOp() || BO->isLogicalOp())
-          return true;
-        continue;
-      }
-      if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-        for (const Decl *D : DS->decls())
-          if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
-            Next.insert(VD);
-        return true;
-      }
-      return false; // a statement of its own, a return, anything else
-    }
-    return false;
-  };
-  // The body's uses of each local, collected once when a candidate exists.
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> Uses;
-  bool UsesCollected = false;
+  ValueUses Values(S.Shared, Ctx, PassesOn);
   for (const BodyFacts::Forward &Fwd : S.Facts.Forwards) {
     const Fact *Own = S.Shared.factFor(Fwd.Call, Fact::Forward);
     if (!Own || Own->InLambda || S.Shared.isGuarded(Fwd.Call))
@@ -772,38 +694,10 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
     if (!Out || !Out->getInit() || Out->getType()->isReferenceType() ||
         !isTensorType(Out->getType()))
       continue;
-    if (!UsesCollected) {
-      forEachStmt(S.Body, [&](const Stmt *St) {
-        if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
-          if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-            Uses[VD].push_back(DRE);
-      });
-      UsesCollected = true;
-    }
     // The locals the value reaches, each use ending in a read or another
     // local; any other use, or a local modified otherwise: silent.
-    llvm::SmallPtrSet<const VarDecl *, 8> Reached{Out};
-    llvm::SmallVector<const VarDecl *, 8> Work{Out};
-    bool OnlyRead = true;
-    while (!Work.empty() && OnlyRead) {
-      const VarDecl *V = Work.pop_back_val();
-      if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || V->getType()->isReferenceType() ||
-          Defs.isOpaquelyModified(V) || Defs.isRangeVariable(V) || Reached.size() > 16) {
-        OnlyRead = false;
-        break;
-      }
-      for (const DeclRefExpr *Use : Uses.lookup(V)) {
-        llvm::SmallPtrSet<const VarDecl *, 2> Next;
-        if (!EndsInRead(Use, Next)) {
-          OnlyRead = false;
-          break;
-        }
-        for (const VarDecl *N : Next)
-          if (Reached.insert(N).second)
-            Work.push_back(N);
-      }
-    }
-    if (!OnlyRead)
+    std::optional<ValueUses::Locals> Reached = Values.onlyRead(Out);
+    if (!Reached)
       continue;
     Finding F{S.FD,
               warnLoc(Fwd.Call),
@@ -817,42 +711,13 @@ void EvalWithoutNoGradCheck::findUnused(Scan &S, ASTContext &Ctx) {
               {}};
     // The fix-it: the guard right before the declaration, in a block of its
     // own (not the function's body), when the rest of that block only
-    // computes the locals the value reaches (declares or assigns no other,
-    // runs no other forward pass, backward pass, optimizer step or call of
-    // the user's code): the guard covers nothing else.
+    // computes the locals the value reaches: the guard covers nothing else.
     if (const auto *Block = dyn_cast_or_null<CompoundStmt>(PM.getParent(DS));
-        Block && Block != S.Body && DS->getBeginLoc().isFileID()) {
-      bool Tail = false, Safe = true;
-      for (const Stmt *St : Block->body()) {
-        Tail |= St == DS;
-        if (!Tail || !Safe)
-          continue;
-        forEachStmt(St, [&](const Stmt *X) {
-          if (const auto *Decl = dyn_cast<DeclStmt>(X)) {
-            for (const auto *D : Decl->decls())
-              if (const auto *VD = dyn_cast<VarDecl>(D); VD && !Reached.contains(VD))
-                Safe = false;
-          } else if (const auto *Call = dyn_cast<CallExpr>(X)) {
-            if (Call != Fwd.Call && (isForwardCall(Call) || isBackwardOrGradCall(Call) ||
-                                     classifyTrainingCall(Call) != TrainingCall::None ||
-                                     (followableCallee(Call, Ctx) && !PassesOn(Call, nullptr))))
-              Safe = false;
-            if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-                Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
-              const VarDecl *T = DefUse::variableNamed(Op->getArg(0));
-              Safe &= T && Reached.contains(T);
-            }
-          } else if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->isAssignmentOp()) {
-            const VarDecl *T = DefUse::variableNamed(BO->getLHS());
-            Safe &= T && (Reached.contains(T) || !tensorish(T->getType()));
-          }
-        });
-      }
-      if (Safe) {
-        F.FixLoc = DS->getBeginLoc();
-        F.InsertAfter = false;
-        F.FixIndent = "\n" + indentationAt(F.FixLoc, *SM);
-      }
+        Block && Block != S.Body && DS->getBeginLoc().isFileID() &&
+        Values.tailComputesOnly(Block, DS, *Reached, Fwd.Call)) {
+      F.FixLoc = DS->getBeginLoc();
+      F.InsertAfter = false;
+      F.FixIndent = "\n" + indentationAt(F.FixLoc, *SM);
     }
     Findings.push_back(std::move(F));
     S.Found = true;

@@ -48,7 +48,6 @@
 #include "utils/Summaries.h"
 #include "utils/ThreadBodies.h"
 #include "utils/TorchNames.h"
-#include "utils/Traversal.h"
 #include "utils/ValueUses.h"
 
 #include "clang/AST/ParentMap.h"

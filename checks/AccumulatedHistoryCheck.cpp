@@ -214,32 +214,18 @@ void AccumulatedHistoryCheck::checkFunction(const FunctionDecl *FD, const Stmt *
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
 
-    SourceLocation Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? compat::beginLoc(A.Stmt)
-                                                           : A.Stmt->getExprLoc();
-    SourceRange Range = A.Value->getSourceRange();
-    llvm::SmallVector<FixItHint, 2> Fixes;
+    DeferredFinding F;
+    F.Loc = isa<CXXOperatorCallExpr>(A.Stmt) ? compat::beginLoc(A.Stmt) : A.Stmt->getExprLoc();
+    F.Message = keptHistoryMessage(A.Copy, /*EveryCall=*/false).str();
+    F.Name = writtenTensorName(A.Acc, Acc, Ctx);
+    F.Range = A.Value->getSourceRange();
     if (A.Fixable)
-      Fixes = appendDetachFixIts(A.Value, Ctx);
-    SourceLocation DeclLoc;
+      F.Fixes = appendDetachFixIts(A.Value, Ctx);
     if (!isa<FieldDecl>(Acc) && !cast<VarDecl>(Acc)->hasGlobalStorage() && !isa<ParmVarDecl>(Acc))
-      DeclLoc = Acc->getLocation();
-    SourceLocation SourceLoc;
+      F.Notes.push_back({Acc->getLocation(), "'%0' is declared outside the loop here"});
     if (Source != A.Value->IgnoreImplicit())
-      SourceLoc = Source->getExprLoc();
-    std::string Name = writtenTensorName(A.Acc, Acc, Ctx);
-    const bool Copy = A.Copy;
-    deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name, Copy](const CallGraph &) {
-      {
-        auto D = diag(Loc, keptHistoryMessage(Copy, /*EveryCall=*/false));
-        D << Name << Range;
-        for (const FixItHint &Fix : Fixes)
-          D << Fix;
-      }
-      if (DeclLoc.isValid())
-        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
-      if (SourceLoc.isValid())
-        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-    });
+      F.Notes.push_back({Source->getExprLoc(), "the history comes from this call"});
+    deferUntilCallersKnown(Ctx, FD, std::move(F));
   }
 }
 

@@ -5,7 +5,6 @@
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -13,16 +12,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_check {
 
 namespace {
-class DataLoaderCollector : public RecursiveASTVisitor<DataLoaderCollector> {
-public:
-  llvm::SmallVector<const CallExpr *, 2> Calls;
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isMakeDataLoaderCall(Call))
-      Calls.push_back(Call);
-    return true;
-  }
-};
-
 /// True when the caller wrote no DataLoaderOptions and no batch size: every
 /// parameter of type DataLoaderOptions takes its default argument, and no
 /// argument is an integer (a batch size converted to options).
@@ -45,15 +34,12 @@ bool usesDefaultOptions(const CallExpr *Call) {
 } // namespace
 
 void DataloaderDefaultsCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  // Facts another check built say whether the body calls make_data_loader;
-  // alone, the check walks the body itself rather than build them.
-  if (const FunctionFacts *Facts = core().factsIfBuilt(FD, Ctx);
-      Facts && !Facts->callsNamed("make_data_loader"))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed("make_data_loader"))
     return;
-  DataLoaderCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  for (const CallExpr *Call : Collector.Calls) {
-    if (!usesDefaultOptions(Call))
+  for (const CallSite &Site : Facts.calls()) {
+    const auto *Call = dyn_cast<CallExpr>(Site.E);
+    if (!Call || !isMakeDataLoaderCall(Call) || !usesDefaultOptions(Call))
       continue;
     SourceLocation Loc = compat::beginLoc(Call);
     if (const auto *Callee = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit()))

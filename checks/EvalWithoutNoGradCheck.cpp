@@ -51,7 +51,6 @@
 #include "utils/ValueUses.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -144,47 +143,23 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
   return Facts;
 }
 
-/// The variables `torch::jit::load` initialises or is assigned to.
-class JitLoadCollector : public RecursiveASTVisitor<JitLoadCollector> {
-public:
-  explicit JitLoadCollector(llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded)
-      : Loaded(Loaded) {}
-
-  bool VisitVarDecl(VarDecl *VD) {
-    if (const Expr *Init = VD->getInit())
-      if (isJitLoadCall(dyn_cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens())))
-        Loaded[VD] = cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens());
-    return true;
-  }
-
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-    // module = torch::jit::load(...)
-    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()))
-        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-          if (const auto *Load = dyn_cast<CallExpr>(Op->getArg(1)->IgnoreImplicit()->IgnoreParens()))
-            if (isJitLoadCall(Load))
-              Loaded[VD] = Load;
-    return true;
-  }
-
-private:
-  llvm::DenseMap<const VarDecl *, const CallExpr *> &Loaded;
-};
-
-/// The names of the variables a body declares (its lambdas' included).
-class NameCollector : public RecursiveASTVisitor<NameCollector> {
-public:
-  explicit NameCollector(llvm::SmallVectorImpl<StringRef> &Names) : Names(Names) {}
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->getIdentifier())
-      Names.push_back(VD->getName()); // the identifier table's copy
-    return true;
-  }
-
-private:
-  llvm::SmallVectorImpl<StringRef> &Names;
-};
+/// The `torch::jit::load` call that gives \p VD its value last in the
+/// body's walk: its initialiser (\p VD declared in the body) or a later
+/// `VD = torch::jit::load(...)`; null when none does.
+const CallExpr *jitLoadOf(const VarDecl *VD, const FunctionFacts &Facts) {
+  auto AsLoad = [](const Expr *E) -> const CallExpr * {
+    const auto *Call = dyn_cast<CallExpr>(E->IgnoreImplicit()->IgnoreParens());
+    return isJitLoadCall(Call) ? Call : nullptr;
+  };
+  const CallExpr *Last = nullptr;
+  if (const Expr *Init = VD->getInit(); Init && Facts.declaration(VD))
+    Last = AsLoad(Init);
+  for (const auto &[Assignment, Value] : Facts.defUse().assignments(VD))
+    if (isa<CXXOperatorCallExpr>(Assignment))
+      if (const CallExpr *Load = AsLoad(Value))
+        Last = Load;
+  return Last;
+}
 
 } // namespace
 
@@ -236,12 +211,19 @@ EvalWithoutNoGradCheck::GuardKind EvalWithoutNoGradCheck::guardFor(const Finding
 std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD, GuardKind Kind) {
   const bool NoGrad = Kind == GuardKind::NoGradGuard;
   std::string Var = NoGrad ? "no_grad" : "guard";
-  // The names the function declares, collected for the functions with a
-  // finding only.
+  // The names the function's parameters and body declare (the guard goes
+  // first in the body, where a parameter's name is taken too), collected for
+  // the functions with a finding only.
   auto [It, New] = DeclaredNames.try_emplace(FD);
   if (New)
-    if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody())
-      NameCollector(It->second).TraverseStmt(Def->getBody());
+    if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody()) {
+      for (const ParmVarDecl *P : Def->parameters())
+        if (P->getIdentifier())
+          It->second.push_back(P->getName());
+      for (const auto &Declared : core().facts(Def, Def->getASTContext()).declarations())
+        if (Declared.first->getIdentifier())
+          It->second.push_back(Declared.first->getName()); // the identifier table's copy
+    }
   while (llvm::is_contained(It->second, Var))
     Var += "_";
   return (NoGrad ? names::NoGradGuardSpelling : names::InferenceModeSpelling).str() + " " + Var +
@@ -504,16 +486,22 @@ void EvalWithoutNoGradCheck::findJitLoaded(Scan &S, ASTContext &Ctx) {
   // (c) A TorchScript module loaded here and never trained here.
   if (!S.Facts.Backwards.empty() || !S.Shared.has(Fact::Load))
     return;
-  llvm::DenseMap<const VarDecl *, const CallExpr *> JitLoaded;
-  JitLoadCollector(JitLoaded).TraverseStmt(const_cast<CompoundStmt *>(S.Body));
   for (const auto &Fwd : S.Facts.Forwards) {
     if (!Fwd.Object || S.Shared.isGuarded(Fwd.Call))
       continue;
-    auto It = JitLoaded.find(Fwd.Object);
-    if (It == JitLoaded.end() || S.Facts.TrainedVars.contains(Fwd.Object))
+    const CallExpr *Load = jitLoadOf(Fwd.Object, S.Shared);
+    if (!Load || S.Facts.TrainedVars.contains(Fwd.Object))
       continue;
-    Finding F{S.FD, warnLoc(Fwd.Call), Fwd.Call->getSourceRange(), Finding::JitLoaded,
-              It->second->getExprLoc(), S.FD->getNameAsString(), {}, {}, false, {}};
+    Finding F{S.FD,
+              warnLoc(Fwd.Call),
+              Fwd.Call->getSourceRange(),
+              Finding::JitLoaded,
+              Load->getExprLoc(),
+              S.FD->getNameAsString(),
+              {},
+              {},
+              false,
+              {}};
     startOfBodyFix(F, S.Body, *SM);
     Findings.push_back(std::move(F));
     S.Found = true;

@@ -20,7 +20,6 @@
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
@@ -31,46 +30,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_check {
 
 namespace {
-
-class Collector : public RecursiveASTVisitor<Collector> {
-public:
-  llvm::SmallVector<const CallExpr *, 4> FromBlobs;
-  llvm::SmallVector<const Stmt *, 4> Frees; // delete expressions and free() calls
-  llvm::SmallVector<const LambdaExpr *, 4> Lambdas;
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> Uses;
-  llvm::DenseMap<const VarDecl *, const DeclStmt *> Decls;
-
-  bool shouldVisitLambdaBodies() const { return true; }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isFromBlobCall(Call))
-      FromBlobs.push_back(Call);
-    else if (const FunctionDecl *FD = Call->getDirectCallee();
-             FD && FD->getDeclName().isIdentifier() && FD->getName() == "free" &&
-             Call->getNumArgs() == 1 &&
-             (FD->getDeclContext()->getRedeclContext()->isTranslationUnit() || FD->isInStdNamespace()))
-      Frees.push_back(Call);
-    return true;
-  }
-  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
-    Frees.push_back(E);
-    return true;
-  }
-  bool VisitLambdaExpr(LambdaExpr *E) {
-    Lambdas.push_back(E);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
-      Uses[V].push_back(E);
-    return true;
-  }
-  bool VisitDeclStmt(DeclStmt *S) {
-    for (const Decl *D : S->decls())
-      if (const auto *V = dyn_cast<VarDecl>(D))
-        Decls[V] = S;
-    return true;
-  }
-};
 
 /// Where the wrapped memory is owned, and where it dies.
 struct Owner {
@@ -215,7 +174,7 @@ bool isInsertion(const CXXMemberCallExpr *MC) {
 
 class EscapeFinder {
 public:
-  EscapeFinder(const Collector &C, const ParentMap &PM, const SourceManager &SM, const Owner &O,
+  EscapeFinder(const FunctionFacts &C, const ParentMap &PM, const SourceManager &SM, const Owner &O,
                const Stmt *Body)
       : C(C), PM(PM), SM(SM), O(O), Body(Body) {
     OwnerLambda = O.Scope == Body ? nullptr : enclosingLambda(O.Scope, PM);
@@ -236,7 +195,7 @@ public:
   }
 
 private:
-  const Collector &C;
+  const FunctionFacts &C;
   const ParentMap &PM;
   const SourceManager &SM;
   const Owner &O;
@@ -258,22 +217,20 @@ private:
         return Escape{Where, Kind == EscapeKind::Container ? Kind : EscapeKind::Variable, V};
       return std::nullopt;
     }
-    auto D = C.Decls.find(V);
-    bool Inside = D != C.Decls.end() && isDescendant(D->second, O.Scope, PM);
+    const DeclStmt *D = C.declaration(V);
+    bool Inside = D && isDescendant(D, O.Scope, PM);
     if (!Inside) {
       // An outer variable: the tensor escapes when it is read after the owner dies.
-      if (auto U = C.Uses.find(V); U != C.Uses.end())
-        for (const DeclRefExpr *Use : U->second)
-          if (after(Use->getLocation()))
-            return Escape{Where, Kind == EscapeKind::Container ? Kind : EscapeKind::Variable, V};
+      for (const DeclRefExpr *Use : C.references(V))
+        if (after(Use->getLocation()))
+          return Escape{Where, Kind == EscapeKind::Container ? Kind : EscapeKind::Variable, V};
       return std::nullopt;
     }
     // A variable of the owner's scope: follow its uses.
     if (Seen.insert(V).second) {
-      if (auto U = C.Uses.find(V); U != C.Uses.end())
-        for (const DeclRefExpr *Use : U->second)
-          Work.push_back(Use);
-      for (const LambdaExpr *L : C.Lambdas)
+      for (const DeclRefExpr *Use : C.references(V))
+        Work.push_back(Use);
+      for (const LambdaExpr *L : C.lambdas())
         for (const LambdaCapture &Cap : L->captures())
           if (Cap.capturesVariable() && Cap.getCaptureKind() == LCK_ByCopy &&
               Cap.getCapturedVar() == V && Seen.insert(L).second)
@@ -393,7 +350,7 @@ private:
 };
 
 /// The owner of the memory \p FromBlob wraps, or none we are sure of.
-std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const ParentMap &PM,
+std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &C, const ParentMap &PM,
                              const SourceManager &SM, const Stmt *Body) {
   const Expr *Data = FromBlob->getArg(0);
   if (const Expr *Obj = owningObject(Data)) {
@@ -405,10 +362,10 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const
     if (isa<ParmVarDecl>(V)) {
       O.Scope = Body;
     } else {
-      auto D = C.Decls.find(V);
-      if (D == C.Decls.end())
+      const DeclStmt *D = C.declaration(V);
+      if (!D)
         return std::nullopt;
-      O.Scope = enclosingBlock(D->second, PM, Body);
+      O.Scope = enclosingBlock(D, PM, Body);
     }
     return O;
   }
@@ -418,7 +375,8 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const Collector &C, const
   const auto *P = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
   if (!P || !P->hasLocalStorage() || !P->getType()->isPointerType())
     return std::nullopt;
-  for (const Stmt *F : C.Frees) {
+  for (const Fact *Release : C.of(Fact::Release)) {
+    const Stmt *F = Release->S;
     const Expr *Arg = isa<CXXDeleteExpr>(F) ? cast<CXXDeleteExpr>(F)->getArgument()
                                              : cast<CallExpr>(F)->getArg(0);
     const auto *FR = dyn_cast<DeclRefExpr>(stripWrappers(Arg, wrappers::ExplicitCasts));
@@ -499,17 +457,15 @@ llvm::StringRef describe(const Escape &E) {
 } // namespace
 
 void FromBlobLifetimeCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  if (!core().facts(FD, Ctx).callsNamed("from_blob"))
+  const FunctionFacts &C = core().facts(FD, Ctx);
+  if (!C.callsNamed("from_blob"))
     return;
-  Collector C;
-  C.TraverseStmt(const_cast<Stmt *>(Body));
-  if (C.FromBlobs.empty())
-    return;
-  ParentMap PM(const_cast<Stmt *>(Body));
+  const ParentMap &PM = C.parents();
   const SourceManager &SM = Ctx.getSourceManager();
 
-  for (const CallExpr *Call : C.FromBlobs) {
-    if (Call->getNumArgs() == 0 || fromBlobHasDeleter(Call))
+  for (const CallSite &Site : C.calls()) {
+    const auto *Call = dyn_cast<CallExpr>(Site.E);
+    if (!Call || !isFromBlobCall(Call) || Call->getNumArgs() == 0 || fromBlobHasDeleter(Call))
       continue;
     std::optional<Owner> O = ownerOf(Call, C, PM, SM, Body);
     if (!O)

@@ -315,28 +315,18 @@ void HistoryInContainerCheck::checkFunction(const FunctionDecl *FD, const Stmt *
         Field && Functions.memberFlowsIntoBackward(Field, Ctx))
       continue;
 
-    SourceLocation Loc = compat::beginLoc(Value);
-    SourceRange Range = Value->getSourceRange();
-    llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
-    SourceLocation DeclLoc;
+    DeferredFinding F;
+    F.Loc = compat::beginLoc(Value);
+    F.Message = "'%0' keeps a tensor that carries autograd history: the graph of every iteration "
+                "stays alive as long as '%0' holds it; store a detached tensor";
+    F.Name = Container->getName().str();
+    F.Range = Value->getSourceRange();
+    F.Fixes = detachFixes(I, Value, Ctx);
     if (isa<VarDecl>(Container) && !cast<VarDecl>(Container)->hasGlobalStorage() &&
         !isa<ParmVarDecl>(Container))
-      DeclLoc = Container->getLocation();
-    SourceLocation SourceLoc = historyNoteLoc(Source, Value);
-    std::string Name = Container->getName().str();
-    deferUntilCallersKnown(Ctx, FD, [this, Loc, Range, Fixes, DeclLoc, SourceLoc, Name](const CallGraph &) {
-      {
-        auto D = diag(Loc, "'%0' keeps a tensor that carries autograd history: the graph of every "
-                           "iteration stays alive as long as '%0' holds it; store a detached tensor")
-                 << Name << Range;
-        for (const FixItHint &Fix : Fixes)
-          D << Fix;
-      }
-      if (DeclLoc.isValid())
-        diag(DeclLoc, "'%0' is declared outside the loop here", DiagnosticIDs::Note) << Name;
-      if (SourceLoc.isValid())
-        diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-    });
+      F.Notes.push_back({Container->getLocation(), "'%0' is declared outside the loop here"});
+    F.Notes.push_back({historyNoteLoc(Source, Value), "the history comes from this call"});
+    deferUntilCallersKnown(Ctx, FD, std::move(F));
   }
 }
 
@@ -354,27 +344,16 @@ void HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, con
                                                      const ValueDecl *Container,
                                                      SourceLocation Read, const Expr *Value,
                                                      const Expr *Source, ASTContext &Ctx) {
-  llvm::SmallVector<FixItHint, 2> Fixes = detachFixes(I, Value, Ctx);
-  SourceLocation Loc = compat::beginLoc(Value);
-  SourceRange Range = Value->getSourceRange();
-  SourceLocation SourceLoc = historyNoteLoc(Source, Value);
-  std::string Name = Container->getName().str();
-  deferUntilCallersKnown(
-      Ctx, FD, [this, Loc, Range, Fixes, Read, SourceLoc, Name](const CallGraph &) {
-        {
-          auto D =
-              diag(Loc, "'%0' keeps a tensor that carries autograd history, but every read of '%0' "
-                        "detaches it: each graph stays alive for nothing until '%0' is emptied; "
-                        "store a detached tensor")
-              << Name << Range;
-          for (const FixItHint &Fix : Fixes)
-            D << Fix;
-        }
-        if (Read.isValid())
-          diag(Read, "'%0' is read here, detached", DiagnosticIDs::Note) << Name;
-        if (SourceLoc.isValid())
-          diag(SourceLoc, "the history comes from this call", DiagnosticIDs::Note);
-      });
+  DeferredFinding F;
+  F.Loc = compat::beginLoc(Value);
+  F.Message = "'%0' keeps a tensor that carries autograd history, but every read of '%0' detaches "
+              "it: each graph stays alive for nothing until '%0' is emptied; store a detached tensor";
+  F.Name = Container->getName().str();
+  F.Range = Value->getSourceRange();
+  F.Fixes = detachFixes(I, Value, Ctx);
+  F.Notes.push_back({Read, "'%0' is read here, detached"});
+  F.Notes.push_back({historyNoteLoc(Source, Value), "the history comes from this call"});
+  deferUntilCallersKnown(Ctx, FD, std::move(F));
 }
 
 /// True when some method of \p Field's class, defined in the TU, empties it.

@@ -4,7 +4,7 @@
 # 50,000-line translation unit), against the real LibTorch: clang-tidy's
 # per-check profile of all torch- checks (user + system) over the CPU time of
 # the parse alone (clang-tidy with one near-free torch- check, as
-# scripts/bench-checks.sh does). CPU times, not wall times: the figure holds
+# scripts/bench-checks.sh does: the parse and the core's walk of each body). CPU times, not wall times: the figure holds
 # on a loaded machine. docs/performance.md has the figures.
 #   bash scripts/bench-hostile.sh [KIND...]      (default: all five)
 set -euo pipefail

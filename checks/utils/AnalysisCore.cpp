@@ -53,13 +53,6 @@ const FunctionFacts &AnalysisCore::facts(const FunctionDecl *FD, ASTContext &Ctx
   return *Slot;
 }
 
-const FunctionFacts *AnalysisCore::factsIfBuilt(const FunctionDecl *FD, ASTContext &Ctx) {
-  sync(Ctx);
-  const FunctionDecl *Def = FD->getDefinition();
-  auto It = Facts.find(Def ? Def : FD);
-  return It == Facts.end() ? nullptr : It->second.get();
-}
-
 const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
                                                         ASTContext &Ctx,
                                                         unsigned CallDepth, bool Linked) {

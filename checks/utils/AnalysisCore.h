@@ -164,9 +164,6 @@ public:
 
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
-  /// The facts of \p FD's definition when some check already asked for them;
-  /// null otherwise (for a check that needs too little to pay for the walk).
-  const FunctionFacts *factsIfBuilt(const FunctionDecl *FD, ASTContext &Ctx);
 
   /// The training loops of \p FD's body (TrainingLoopAnalysis, following
   /// calls \p CallDepth levels deep), built on first use for each depth and

@@ -20,6 +20,7 @@
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 #include "clang-tidy/ClangTidyModule.h"
@@ -106,6 +107,38 @@ protected:
                               std::function<void(const CallGraph &)> Emit) {
     DeferredUnit = &Ctx;
     Deferred.emplace_back(FD, std::move(Emit));
+  }
+  /// A finding as data, for deferUntilCallersKnown: the warning at Loc (its
+  /// text may name the tensor as %0), its range and fix-its, then its notes
+  /// in order (a note at an invalid location is left out).
+  struct DeferredFinding {
+    SourceLocation Loc;
+    std::string Message;
+    std::string Name; ///< %0 of the warning and of the notes that spell it
+    SourceRange Range;
+    llvm::SmallVector<FixItHint, 2> Fixes;
+    llvm::SmallVector<std::pair<SourceLocation, std::string>, 2> Notes;
+  };
+  /// Holds \p F in \p FD until the end of the translation unit, as above.
+  void deferUntilCallersKnown(ASTContext &Ctx, const FunctionDecl *FD, DeferredFinding F) {
+    deferUntilCallersKnown(Ctx, FD, [this, F = std::move(F)](const CallGraph &) { report(F); });
+  }
+  /// Reports \p F now (the check's own diag()).
+  void report(const DeferredFinding &F) {
+    {
+      auto D = diag(F.Loc, F.Message);
+      if (llvm::StringRef(F.Message).contains("%0"))
+        D << F.Name;
+      D << F.Range;
+      for (const FixItHint &Fix : F.Fixes)
+        D << Fix;
+    }
+    for (const auto &[Loc, Message] : F.Notes)
+      if (Loc.isValid()) {
+        auto D = diag(Loc, Message, DiagnosticIDs::Note);
+        if (llvm::StringRef(Message).contains("%0"))
+          D << F.Name;
+      }
   }
   /// Reports the deferred findings of the functions that are not called only
   /// under a guard within \p CallDepth levels of calls (a function whose

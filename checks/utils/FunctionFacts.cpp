@@ -54,15 +54,16 @@ public:
                 llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
                 bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
-                FunctionFacts::BodyShape &Shape, ASTContext &Ctx)
-      : Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls),
-        FollowsCalls(FollowsCalls), Operators(Operators), Shape(Shape), Ctx(Ctx) {}
+                FunctionFacts::BodyShape &Shape, FunctionFacts::NameIndex &Index, ASTContext &Ctx)
+      : Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
+        Operators(Operators), Shape(Shape), Index(Index), Ctx(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
     Shape.Lambda = true;
+    Index.Lambdas.push_back(L);
     ++LambdaDepth;
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
     --LambdaDepth;
@@ -76,6 +77,24 @@ public:
         add(*On ? Fact::ParamsThawed : Fact::ParamsFrozen, For, nullptr, Module);
         Shape.FreezesParameters |= !*On;
       }
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      Index.References[VD].push_back(DRE);
+    return true;
+  }
+
+  bool VisitDeclStmt(DeclStmt *DS) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        Index.Declarations[VD] = DS;
+    return true;
+  }
+
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *Delete) {
+    add(Fact::Release, Delete, nullptr, Delete->getArgument());
     return true;
   }
 
@@ -202,6 +221,10 @@ public:
       add(Fact::Load, Call);
       return true;
     }
+    if (isCFree(Call)) {
+      add(Fact::Release, Call, nullptr, Call->getArg(0));
+      return true;
+    }
     if (isContainerInsertCall(Call)) {
       const Expr *Value = Call->getNumArgs() ? Call->getArg(Call->getNumArgs() - 1) : nullptr;
       add(Fact::ContainerInsert, Call, nullptr, memberCallObject(Call), Value);
@@ -216,6 +239,15 @@ public:
   }
 
 private:
+  /// `free(p)` of the C library (global, or std::free).
+  static bool isCFree(const CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && FD->getDeclName().isIdentifier() && FD->getName() == "free" &&
+           Call->getNumArgs() == 1 &&
+           (FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+            FD->isInStdNamespace());
+  }
+
   /// The module whose parameters() (all of them: no `recurse` argument)
   /// \p For runs over; null otherwise.
   static const Expr *parameterLoopModule(const CXXForRangeStmt *For) {
@@ -340,6 +372,7 @@ private:
   bool &FollowsCalls;
   std::bitset<NUM_OVERLOADED_OPERATORS> &Operators;
   FunctionFacts::BodyShape &Shape;
+  FunctionFacts::NameIndex &Index;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -349,7 +382,7 @@ FunctionFacts::FunctionFacts(const FunctionDecl *FD, ASTContext &Ctx)
     : FD(FD), Body(FD ? FD->getBody() : nullptr), Ctx(Ctx) {
   if (Body)
     FactCollector(Facts, Calls, CalleeNames, UserFunctionCalls, FollowsCalls, Operators, Shape,
-                  Ctx)
+                  Names, Ctx)
         .TraverseStmt(const_cast<Stmt *>(Body));
 }
 

@@ -15,10 +15,12 @@
 //     it spells, whether it spells a lambda or constructs an optimizer, and
 //     every call and construction (calls()), so that a check asking about
 //     calls alone needs no walk of its own. The walk includes the lambdas
-//     spelled in the body (marked InLambda).
+//     spelled in the body (marked InLambda). The same walk indexes the
+//     body's variables: each one's references and declaration, and the
+//     lambdas spelled in it (references, declaration, lambdas).
 //   - The body's parent map (parents), execution order (order: the CFGs of
-//     the body and of the lambda bodies spelled in it, ExecutionOrder.h), definitions per variable (defUse: DefUse.h) and
-//     guards (isGuarded: GradGuards.h) are built on first use and kept with
+//     the body and of the lambda bodies spelled in it, ExecutionOrder.h), definitions per variable
+//     (defUse: DefUse.h) and guards (isGuarded: GradGuards.h) are built on first use and kept with
 //     the facts.
 //   - The analysis core (AnalysisCore.h) builds the facts of a function once,
 //     when a check first asks, and shares them; the call graph (CallGraph.h)
@@ -81,6 +83,8 @@ struct Fact {
     ParamsFrozen,    ///< `for (auto &p : m->parameters()) p.requires_grad_(false);`:
                      ///< the range-for; Object is the module
     ParamsThawed,    ///< the same loop with requires_grad_(true)
+    Release,         ///< `delete p`, `delete[] p`, `free(p)` (the C library's): releases the
+                     ///< memory p points to; Object is p
   };
   Kind K;
   /// The call, operator call or variable declaration.
@@ -149,6 +153,36 @@ public:
   /// torch::optim::Optimizer, by its constructor with arguments, `new`, or
   /// std::make_unique / std::make_shared).
   bool constructsOptimizer() const { return Shape.OptimizerConstruction; }
+
+  /// The references to \p VD in the body (its lambdas' and its local
+  /// classes' included), in the order the walk meets them: the DeclRefExprs
+  /// naming it as written (an explicit lambda capture, `[v]`, included).
+  /// Not included, as the walk does not visit them: the implicit ones (the
+  /// captures of `[&]` and `[=]`, a range-for's hidden variables, default
+  /// arguments).
+  llvm::ArrayRef<const DeclRefExpr *> references(const VarDecl *VD) const {
+    auto It = Names.References.find(VD);
+    return It == Names.References.end() ? llvm::ArrayRef<const DeclRefExpr *>() : It->second;
+  }
+  /// The statement that declares \p VD, a variable declared in the body;
+  /// null for a parameter or a variable declared elsewhere.
+  const DeclStmt *declaration(const VarDecl *VD) const { return Names.Declarations.lookup(VD); }
+  /// Every variable a statement of the body declares (its lambdas' and local
+  /// classes' included), with that statement.
+  const llvm::DenseMap<const VarDecl *, const DeclStmt *> &declarations() const {
+    return Names.Declarations;
+  }
+  /// The lambdas spelled in the body, in the order the walk meets them (an
+  /// outer lambda before the lambdas spelled in it).
+  llvm::ArrayRef<const LambdaExpr *> lambdas() const { return Names.Lambdas; }
+
+  /// The body's variables as the walk meets them (references, declaration,
+  /// lambdas above).
+  struct NameIndex {
+    llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> References;
+    llvm::DenseMap<const VarDecl *, const DeclStmt *> Declarations;
+    llvm::SmallVector<const LambdaExpr *, 2> Lambdas;
+  };
 
   /// What the walk notes about the body as a whole.
   struct BodyShape {
@@ -219,6 +253,7 @@ private:
   bool FollowsCalls = false;
   std::bitset<NUM_OVERLOADED_OPERATORS> Operators;
   BodyShape Shape;
+  NameIndex Names;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<DefUse> Defs;

@@ -90,23 +90,21 @@ bool ValueUses::endsInRead(const Expr *E, Locals &Next) {
 }
 
 std::optional<ValueUses::Locals> ValueUses::onlyRead(const VarDecl *Out) {
-  if (!UsesCollected) {
-    forEachStmt(Facts.body(), [&](const Stmt *St) {
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(St))
-        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-          Uses[VD].push_back(DRE);
-    });
-    UsesCollected = true;
-  }
   const DefUse &Defs = Facts.defUse();
+  const ParentMap &PM = Facts.parents();
   Locals Reached{Out};
   llvm::SmallVector<const VarDecl *, 8> Work{Out};
   while (!Work.empty()) {
     const VarDecl *V = Work.pop_back_val();
+    // A range-for's hidden variables (the range, its iterators) hand the
+    // value on where no reference is written: not followed.
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || V->getType()->isReferenceType() ||
-        Defs.isOpaquelyModified(V) || Defs.isRangeVariable(V) || Reached.size() > 16)
+        V->isImplicit() || Defs.isOpaquelyModified(V) || Defs.isRangeVariable(V) ||
+        Reached.size() > 16 || capturedByLambda(V))
       return std::nullopt;
-    for (const DeclRefExpr *Use : Uses.lookup(V)) {
+    for (const DeclRefExpr *Use : Facts.references(V)) {
+      if (!PM.getParent(Use))
+        continue; // in a type (`decltype(v)`): not evaluated
       Locals Next;
       if (!endsInRead(Use, Next))
         return std::nullopt;
@@ -116,6 +114,16 @@ std::optional<ValueUses::Locals> ValueUses::onlyRead(const VarDecl *Out) {
     }
   }
   return Reached;
+}
+
+bool ValueUses::capturedByLambda(const VarDecl *V) const {
+  // A lambda holds the value (a copy, or a reference it may hand on) where
+  // it is spelled, and runs later.
+  return llvm::any_of(Facts.lambdas(), [V](const LambdaExpr *L) {
+    return llvm::any_of(L->captures(), [V](const LambdaCapture &C) {
+      return C.capturesVariable() && C.getCapturedVar() == V;
+    });
+  });
 }
 
 bool ValueUses::tailComputesOnly(const CompoundStmt *Block, const Stmt *From, const Locals &Reached,

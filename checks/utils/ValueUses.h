@@ -21,8 +21,9 @@
 //     whose parameter reaches no backward pass: a member wrapping the
 //     criterion). The caller decides it from the summaries (layer 3 and the
 //     core), which this module does not reach.
-//   - The uses of the body's locals are collected once per ValueUses, on the
-//     first question.
+//   - The uses of a local are its references in the body's one walk
+//     (FunctionFacts::references); a reference inside a type (`decltype(v)`)
+//     is not evaluated and does not count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,8 +55,9 @@ public:
   /// The locals \p V's value reaches (\p V included) when every use of each
   /// is a read or flows into another local of the set; std::nullopt when
   /// some use lets the value go elsewhere, or a local of the set is a
-  /// parameter, a reference, a range variable or modified through a
-  /// reference or pointer (at most 16 locals are followed).
+  /// parameter, a reference, a range variable (or a range-for's hidden
+  /// variable), captured by a lambda, or modified through a reference or
+  /// pointer (at most 16 locals are followed).
   std::optional<Locals> onlyRead(const VarDecl *V);
 
   /// The statements of \p Block from \p From on compute only the locals of
@@ -68,12 +70,11 @@ public:
 
 private:
   bool endsInRead(const Expr *Use, Locals &Next);
+  bool capturedByLambda(const VarDecl *V) const;
 
   const FunctionFacts &Facts;
   ASTContext &Ctx;
   PassesOnFn PassesOn;
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> Uses;
-  bool UsesCollected = false;
 };
 
 } // namespace clang::tidy::torch_check

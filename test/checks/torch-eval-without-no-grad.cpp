@@ -53,6 +53,14 @@ struct Trainer {
   // CHECK-FIXES: torch::Tensor Predict(torch::Tensor x) {
   // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad_;
   // CHECK-FIXES-NEXT: int no_grad = 0;
+  float validate(torch::Tensor x, float no_grad) { // a parameter's name is taken too
+    return head->forward(x).sum().item<float>() * no_grad;
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: forward pass in evaluation code
+    // CHECK-MESSAGES: :[[@LINE-3]]:9: note: 'validate' is evaluation code
+  }
+  // CHECK-FIXES: float validate(torch::Tensor x, float no_grad) { // a parameter's name is taken too
+  // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad_;
+  // CHECK-FIXES-NEXT: return head->forward(x).sum().item<float>() * no_grad;
 };
 
 // ---- (a) code after eval() -------------------------------------------------

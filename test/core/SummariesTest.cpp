@@ -461,6 +461,67 @@ void f() {
                                             "twice(4)"}));
 }
 
+// The body's variables as the one walk indexes them: each one's references
+// (the lambdas' included, an explicit capture included, an implicit capture
+// and a range-for's hidden variables not), its declaration, the lambdas spelled in the body, and the
+// releases of memory (delete, free) in the walk's order.
+TEST(Facts, ReferencesDeclarationsLambdasAndReleases) {
+  auto P = parse(R"cpp(
+#include <cstdlib>
+#include <vector>
+int g;
+void f(int n) {
+  int a = n + g;
+  int *p = new int(a);
+  auto add = [a, &n](int k) { return a + n + k; };
+  auto all = [&] { return a + n; };
+  void *q = std::malloc(8);
+  std::free(q);
+  delete p;
+  std::vector<int> v{a};
+  for (int x : v)
+    n += x + add(a);
+  (void)all;
+}
+)cpp");
+  const FunctionFacts &F = P->Core.facts(P->function("f"), P->ctx());
+  auto Var = [&](llvm::StringRef Name) -> const VarDecl * {
+    const VarDecl *Found = nullptr;
+    for (const Stmt *S : cast<CompoundStmt>(F.body())->body())
+      if (const auto *D = dyn_cast<DeclStmt>(S))
+        for (const Decl *Each : D->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(Each); VD && VD->getName() == Name)
+            Found = VD;
+    return Found;
+  };
+  const FunctionDecl *FD = P->function("f");
+  const VarDecl *N = FD->getParamDecl(0);
+  // n: `n + g`, the capture `&n`, add's body, all's body, `n += ...`.
+  EXPECT_EQ(F.references(N).size(), 5u);
+  // a: `new int(a)`, the capture, add's body, all's body, `v{a}`, `add(a)`.
+  ASSERT_NE(Var("a"), nullptr);
+  EXPECT_EQ(F.references(Var("a")).size(), 6u);
+  EXPECT_NE(F.declaration(Var("a")), nullptr);
+  EXPECT_EQ(F.declaration(N), nullptr);
+  // The global g is referenced, declared elsewhere.
+  const VarDecl *G = nullptr;
+  for (const Decl *D : P->ctx().getTranslationUnitDecl()->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getName() == "g")
+      G = VD;
+  ASSERT_NE(G, nullptr);
+  EXPECT_EQ(F.references(G).size(), 1u);
+  EXPECT_EQ(F.declaration(G), nullptr);
+  // `all` captures a and n implicitly: only its body's references count.
+  EXPECT_EQ(F.lambdas().size(), 2u);
+  // std::free(q), then delete p: in the walk's order, each with its pointer.
+  auto Releases = F.of(Fact::Release);
+  ASSERT_EQ(Releases.size(), 2u);
+  EXPECT_TRUE(isa<CallExpr>(Releases[0]->S));
+  EXPECT_EQ(Releases[0]->ObjectDecl, Var("q"));
+  EXPECT_TRUE(isa<CXXDeleteExpr>(Releases[1]->S));
+  EXPECT_EQ(Releases[1]->ObjectDecl, Var("p"));
+}
+
 // Where a body's variables get their values (DefUse.h), as the core keeps
 // them for the checks: sources, whole assignments, other modifications,
 // variables handed to a callee by non-const reference, range-for variables.

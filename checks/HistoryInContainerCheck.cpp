@@ -346,8 +346,9 @@ void HistoryInContainerCheck::reportReadOnlyDetached(const FunctionDecl *FD, con
                                                      const Expr *Source, ASTContext &Ctx) {
   DeferredFinding F;
   F.Loc = compat::beginLoc(Value);
-  F.Message = "'%0' keeps a tensor that carries autograd history, but every read of '%0' detaches "
-              "it: each graph stays alive for nothing until '%0' is emptied; store a detached tensor";
+  F.Message =
+      "'%0' keeps a tensor that carries autograd history, but every read of '%0' detaches "
+      "it: each graph stays alive for nothing until '%0' is emptied; store a detached tensor";
   F.Name = Container->getName().str();
   F.Range = Value->getSourceRange();
   F.Fixes = detachFixes(I, Value, Ctx);

@@ -19,12 +19,12 @@
 #include "SummaryLocation.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-#include "clang-tidy/ClangTidyModule.h"
-#include <memory>
 
 namespace clang::tidy::torch_check {
 

@@ -22,7 +22,6 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
@@ -174,9 +173,8 @@ bool isInsertion(const CXXMemberCallExpr *MC) {
 
 class EscapeFinder {
 public:
-  EscapeFinder(const FunctionFacts &C, const ParentMap &PM, const SourceManager &SM, const Owner &O,
-               const Stmt *Body)
-      : C(C), PM(PM), SM(SM), O(O), Body(Body) {
+  EscapeFinder(const FunctionFacts &Facts, const SourceManager &SM, const Owner &O)
+      : Facts(Facts), PM(Facts.parents()), SM(SM), O(O), Body(Facts.body()) {
     OwnerLambda = O.Scope == Body ? nullptr : enclosingLambda(O.Scope, PM);
     if (O.Free)
       End = O.Free->getEndLoc();
@@ -195,7 +193,7 @@ public:
   }
 
 private:
-  const FunctionFacts &C;
+  const FunctionFacts &Facts;
   const ParentMap &PM;
   const SourceManager &SM;
   const Owner &O;
@@ -217,20 +215,20 @@ private:
         return Escape{Where, Kind == EscapeKind::Container ? Kind : EscapeKind::Variable, V};
       return std::nullopt;
     }
-    const DeclStmt *D = C.declaration(V);
+    const DeclStmt *D = Facts.declaration(V);
     bool Inside = D && isDescendant(D, O.Scope, PM);
     if (!Inside) {
       // An outer variable: the tensor escapes when it is read after the owner dies.
-      for (const DeclRefExpr *Use : C.references(V))
+      for (const DeclRefExpr *Use : Facts.references(V))
         if (after(Use->getLocation()))
           return Escape{Where, Kind == EscapeKind::Container ? Kind : EscapeKind::Variable, V};
       return std::nullopt;
     }
     // A variable of the owner's scope: follow its uses.
     if (Seen.insert(V).second) {
-      for (const DeclRefExpr *Use : C.references(V))
+      for (const DeclRefExpr *Use : Facts.references(V))
         Work.push_back(Use);
-      for (const LambdaExpr *L : C.lambdas())
+      for (const LambdaExpr *L : Facts.lambdas())
         for (const LambdaCapture &Cap : L->captures())
           if (Cap.capturesVariable() && Cap.getCaptureKind() == LCK_ByCopy &&
               Cap.getCapturedVar() == V && Seen.insert(L).second)
@@ -350,8 +348,10 @@ private:
 };
 
 /// The owner of the memory \p FromBlob wraps, or none we are sure of.
-std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &C, const ParentMap &PM,
-                             const SourceManager &SM, const Stmt *Body) {
+std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &Facts,
+                             const SourceManager &SM) {
+  const ParentMap &PM = Facts.parents();
+  const Stmt *Body = Facts.body();
   const Expr *Data = FromBlob->getArg(0);
   if (const Expr *Obj = owningObject(Data)) {
     const VarDecl *V = rootLocal(Obj);
@@ -362,7 +362,7 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &C, c
     if (isa<ParmVarDecl>(V)) {
       O.Scope = Body;
     } else {
-      const DeclStmt *D = C.declaration(V);
+      const DeclStmt *D = Facts.declaration(V);
       if (!D)
         return std::nullopt;
       O.Scope = enclosingBlock(D, PM, Body);
@@ -375,7 +375,7 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &C, c
   const auto *P = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
   if (!P || !P->hasLocalStorage() || !P->getType()->isPointerType())
     return std::nullopt;
-  for (const Fact *Release : C.of(Fact::Release)) {
+  for (const Fact *Release : Facts.of(Fact::Release)) {
     const Stmt *F = Release->S;
     const Expr *Arg = isa<CXXDeleteExpr>(F) ? cast<CXXDeleteExpr>(F)->getArgument()
                                              : cast<CallExpr>(F)->getArg(0);
@@ -457,20 +457,19 @@ llvm::StringRef describe(const Escape &E) {
 } // namespace
 
 void FromBlobLifetimeCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
-  const FunctionFacts &C = core().facts(FD, Ctx);
-  if (!C.callsNamed("from_blob"))
+  const FunctionFacts &Facts = core().facts(FD, Ctx);
+  if (!Facts.callsNamed("from_blob"))
     return;
-  const ParentMap &PM = C.parents();
   const SourceManager &SM = Ctx.getSourceManager();
 
-  for (const CallSite &Site : C.calls()) {
+  for (const CallSite &Site : Facts.calls()) {
     const auto *Call = dyn_cast<CallExpr>(Site.E);
     if (!Call || !isFromBlobCall(Call) || Call->getNumArgs() == 0 || fromBlobHasDeleter(Call))
       continue;
-    std::optional<Owner> O = ownerOf(Call, C, PM, SM, Body);
+    std::optional<Owner> O = ownerOf(Call, Facts, SM);
     if (!O)
       continue;
-    std::optional<Escape> E = EscapeFinder(C, PM, SM, *O, Body).find(Call);
+    std::optional<Escape> E = EscapeFinder(Facts, SM, *O).find(Call);
     if (!E)
       continue;
     // The owner itself is returned with the tensor inside it, or handed over

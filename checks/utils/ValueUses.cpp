@@ -12,6 +12,7 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace clang::tidy::torch_check {
 

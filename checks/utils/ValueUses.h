@@ -34,10 +34,8 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/SmallVector.h"
 #include <optional>
 
 namespace clang::tidy::torch_check {

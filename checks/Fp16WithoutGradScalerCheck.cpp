@@ -1,17 +1,18 @@
 //===--- Fp16WithoutGradScalerCheck.cpp - libtorch-tidy -------------------===//
 
 #include "Fp16WithoutGradScalerCheck.h"
-#include "utils/ClangTidyCompat.h"
 #include "utils/ASTHelpers.h"
 #include "utils/Autocast.h"
 #include "utils/CallFacts.h"
+#include "utils/ClangTidyCompat.h"
+#include "utils/FunctionFacts.h"
 #include "utils/Matchers.h"
 #include "utils/TorchNames.h"
 #include "utils/Traversal.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
@@ -68,10 +69,46 @@ bool isScalerClass(const CXXRecordDecl *RD) {
   return RD && RD->getIdentifier() && containsInsensitive(RD->getName(), "scaler");
 }
 
-class Collector : public RecursiveASTVisitor<Collector> {
-public:
-  Collector(const ASTContext &Ctx, Facts &F) : Ctx(Ctx), F(F) {}
-  bool VisitCallExpr(CallExpr *Call) {
+/// The autocast scope object \p VD declares (AutocastGuard, a project's own
+/// RAII class), constructed with a constant float16 dtype: its construction.
+const CXXConstructExpr *halfAutocastScope(const VarDecl *VD, const ASTContext &Ctx) {
+  const CXXRecordDecl *RD = classOf(VD->getType());
+  if (!RD || !RD->getIdentifier() || !containsInsensitive(RD->getName(), "autocast"))
+    return nullptr;
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(VD->getInit());
+  if (!Construct)
+    return nullptr;
+  for (const Expr *Arg : Construct->arguments())
+    if (const auto *ET = Arg->IgnoreParenImpCasts()->getType()->getAs<EnumType>();
+        ET && ET->getDecl()->getIdentifier() && ET->getDecl()->getName() == "ScalarType")
+      return isHalfDtypeName(scalarTypeName(Arg, Ctx)) ? Construct : nullptr;
+  return nullptr;
+}
+
+/// What the check asks of the body, read from its facts (the core's one
+/// walk): the autocast switches and dtype setters, the backward passes, the
+/// float16 sources (a module's to(), a float16 autocast scope object) in the
+/// order the walk meets them, and whether a scaler object is declared or a
+/// scaler member named.
+Facts collect(const FunctionFacts &Shared, const ASTContext &Ctx) {
+  Facts F;
+  llvm::DenseMap<const Expr *, const VarDecl *> Scopes;
+  for (const VarDecl *VD : Shared.variables()) {
+    if (isScalerClass(classOf(VD->getType())))
+      F.UsesScalerObject = true;
+    if (const CXXConstructExpr *Construct = halfAutocastScope(VD, Ctx))
+      Scopes[Construct] = VD;
+  }
+  for (const auto &[Member, Refs] : Shared.memberReferences())
+    if (isScalerClass(classOf(Member->getType(), true)))
+      F.UsesScalerObject = true;
+  for (const CallSite &Site : Shared.calls()) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site.E)) {
+      if (const VarDecl *VD = Scopes.lookup(Construct))
+        F.Sources.push_back({Fp16Source::Scope, VD->getInit()});
+      continue;
+    }
+    const auto *Call = cast<CallExpr>(Site.E);
     if (AutocastSwitch S = classifyAutocastSwitch(Call, Ctx); S.Value != AutocastSwitch::NotACall)
       F.Switches.push_back({Call, S});
     else if (AutocastDtypeSetter D = classifyAutocastDtypeSetter(Call, Ctx); D.Dtype)
@@ -92,38 +129,9 @@ public:
               break;
             }
     }
-    return true;
   }
-  bool VisitVarDecl(VarDecl *VD) {
-    const CXXRecordDecl *RD = classOf(VD->getType());
-    if (isScalerClass(RD))
-      F.UsesScalerObject = true;
-    // An autocast scope object (AutocastGuard, a project's own RAII class)
-    // constructed with a constant float16 dtype.
-    if (!RD || !RD->getIdentifier() || !containsInsensitive(RD->getName(), "autocast"))
-      return true;
-    const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(VD->getInit());
-    if (!Construct)
-      return true;
-    for (const Expr *Arg : Construct->arguments())
-      if (const auto *ET = Arg->IgnoreParenImpCasts()->getType()->getAs<EnumType>();
-          ET && ET->getDecl()->getIdentifier() && ET->getDecl()->getName() == "ScalarType") {
-        if (isHalfDtypeName(scalarTypeName(Arg, Ctx)))
-          F.Sources.push_back({Fp16Source::Scope, VD->getInit()});
-        break;
-      }
-    return true;
-  }
-  bool VisitMemberExpr(MemberExpr *ME) {
-    if (isScalerClass(classOf(ME->getMemberDecl()->getType(), true)))
-      F.UsesScalerObject = true;
-    return true;
-  }
-
-private:
-  const ASTContext &Ctx;
-  Facts &F;
-};
+  return F;
+}
 
 /// The values assigned to \p VD inside \p S (=, compound assignments).
 void assignedValues(const Stmt *Root, const ValueDecl *VD, llvm::SmallVectorImpl<const Expr *> &Out) {
@@ -295,9 +303,7 @@ void Fp16WithoutGradScalerCheck::checkFunction(const FunctionDecl *FD, const Stm
                  containsInsensitive(N, "autocast");
         })))
     return;
-  Facts F;
-  Collector C(Ctx, F);
-  C.TraverseStmt(const_cast<Stmt *>(Body));
+  Facts F = collect(Shared, Ctx);
   // A CUDA dtype other than float16 set anywhere in the translation unit
   // (in main, a setup function): CUDA's default is no evidence then.
   for (const auto &[SetCall, Setter] : F.DtypeSetters)

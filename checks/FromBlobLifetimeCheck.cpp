@@ -202,7 +202,7 @@ private:
   SourceLocation End;
   llvm::SmallPtrSet<const void *, 8> Seen;
 
-  bool after(SourceLocation L) const { return SM.isBeforeInTranslationUnit(End, L); }
+  bool after(SourceLocation L) const { return expandedBefore(End, L, SM); }
 
   /// A variable the tensor is stored in: an escape, an alias to follow, or
   /// neither.
@@ -382,7 +382,7 @@ std::optional<Owner> ownerOf(const CallExpr *FromBlob, const FunctionFacts &Fact
     const auto *FR = dyn_cast<DeclRefExpr>(stripWrappers(Arg, wrappers::ExplicitCasts));
     if (!FR || FR->getDecl() != P)
       continue;
-    if (!SM.isBeforeInTranslationUnit(FromBlob->getEndLoc(), F->getBeginLoc()))
+    if (!expandedBefore(FromBlob->getEndLoc(), F->getBeginLoc(), SM))
       continue;
     const Stmt *Block = PM.getParent(F);
     if (!Block || !isa<CompoundStmt>(Block) || !isDescendant(FromBlob, Block, PM) ||

@@ -337,10 +337,9 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
     // forward pass: the module was built or loaded before it.)
     if (llvm::any_of(UserCalls(), [&](const CallExpr *Call) {
           return Call != Forward &&
-                 SM.isBeforeInTranslationUnit(Call->getBeginLoc(), Forward->getBeginLoc()) &&
+                 expandedBefore(Call->getBeginLoc(), Forward->getBeginLoc(), SM) &&
                  (!SwitchedToTraining ||
-                  SM.isBeforeInTranslationUnit(SwitchedToTraining->getEndLoc(),
-                                               Call->getBeginLoc())) &&
+                  expandedBefore(SwitchedToTraining->getEndLoc(), Call->getBeginLoc(), SM)) &&
                  mentions(Call, Object);
         }))
       continue;
@@ -352,8 +351,7 @@ void MissingEvalCheck::checkFunction(const FunctionDecl *FD, const Stmt *Functio
     if (Local && Local->isLocalVarDecl() && !Local->isStaticLocal()) {
       const Stmt *Top = childOfBlockHolding(Forward, Body, PM);
       SourceLocation Loc = Top ? compat::beginLoc(Top) : SourceLocation();
-      if (Loc.isValid() && Loc.isFileID() &&
-          SM.isBeforeInTranslationUnit(Local->getEndLoc(), Loc)) {
+      if (Loc.isValid() && Loc.isFileID() && expandedBefore(Local->getEndLoc(), Loc, SM)) {
         const CXXRecordDecl *Class = classOf(Local->getType());
         bool Arrow = Local->getType()->isPointerType() || (Class && isModuleHolderClass(Class)) ||
                      (Class && Class->isInStdNamespace() && Class->getName() == "shared_ptr");

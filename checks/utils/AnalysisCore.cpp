@@ -265,7 +265,9 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
 const FieldReads &AnalysisCore::fieldReads(ASTContext &Ctx) {
   sync(Ctx);
   if (!Fields)
-    Fields = std::make_unique<FieldReads>(userFunctions(Ctx), Ctx);
+    Fields = std::make_unique<FieldReads>(
+        userFunctions(Ctx),
+        [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); }, Ctx);
   return *Fields;
 }
 

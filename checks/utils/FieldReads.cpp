@@ -7,7 +7,6 @@
 #include "Traversal.h"
 
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace clang::tidy::torch_check {
@@ -146,32 +145,19 @@ void tally(FieldReads::Reads &R, const Expr *Name, ASTContext &Ctx) {
   }
 }
 
-class Collector : public RecursiveASTVisitor<Collector> {
-public:
-  Collector(ASTContext &Ctx, llvm::DenseMap<const FieldDecl *, FieldReads::Reads> &Out)
-      : Ctx(Ctx), Out(Out) {}
-  bool shouldVisitLambdaBodies() const { return true; }
-  bool VisitMemberExpr(MemberExpr *ME) {
-    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
-    if (!F || !isTensorContainerField(F))
-      return true;
-    tally(Out[F->getCanonicalDecl()], ME, Ctx);
-    return true;
-  }
-
-private:
-  ASTContext &Ctx;
-  llvm::DenseMap<const FieldDecl *, FieldReads::Reads> &Out;
-};
-
 } // namespace
 
-FieldReads::FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx) {
-  Collector C(Ctx, ByField);
+FieldReads::FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, FactsFn FactsOf,
+                       ASTContext &Ctx) {
+  // The member expressions of each body, its lambdas' included, from its
+  // facts (the core's one walk). Constructors' member initialisers
+  // (`logProbs()`) are not uses: the walk starts at the body.
   for (const FunctionDecl *FD : Functions)
     if (FD->hasBody() && !FD->isDependentContext())
-      C.TraverseStmt(FD->getBody());
-  // Constructors' member initialisers (`logProbs()`) are not uses.
+      for (const auto &[Member, Refs] : FactsOf(FD).memberReferences())
+        if (const auto *F = dyn_cast<FieldDecl>(Member); F && isTensorContainerField(F))
+          for (const MemberExpr *ME : Refs)
+            tally(ByField[F->getCanonicalDecl()], ME, Ctx);
 }
 
 FieldReads::Reads localReads(const VarDecl *V, const Stmt *Body, ASTContext &Ctx) {

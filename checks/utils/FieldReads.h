@@ -14,9 +14,10 @@
 //     `torch::stack(m).detach()`, `m[i].detach()`, `m[i].item()`), or
 //     anything else (copied, iterated, passed, returned, read with its
 //     history: "other"). Lambda bodies count.
-//   - One walk of the bodies of the unit's user functions, on the first
-//     question (the checks' or the summaries' writer's): the members it
-//     reads only detached, those it reads otherwise. The summaries record
+//   - The member references of the unit's user functions' facts (the
+//     core's one walk), on the first question (the checks' or the summaries'
+//     writer's): the members it reads only detached, those it reads
+//     otherwise. The summaries record
 //     both (SummaryDocument::FieldsReadDetached / FieldsReadOtherwise), so
 //     that the link answers for the whole project.
 //
@@ -29,8 +30,11 @@
 #include "clang/AST/Decl.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace clang::tidy::torch_check {
+
+class FunctionFacts;
 
 /// A data member of a class of the user's that holds tensors in a container
 /// (a std::vector, deque, map... of tensors), not a tensor itself.
@@ -43,8 +47,10 @@ public:
     bool Other = false;    ///< some other use
     SourceLocation FirstDetached;
   };
-  /// Walks the bodies of \p Functions (the unit's user functions) once.
-  FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx);
+  using FactsFn = llvm::function_ref<const FunctionFacts &(const FunctionDecl *)>;
+  /// Reads the member references of \p Functions (the unit's user
+  /// functions) from their facts.
+  FieldReads(llvm::ArrayRef<const FunctionDecl *> Functions, FactsFn FactsOf, ASTContext &Ctx);
   /// The uses of \p F in the unit; null when it has none.
   const Reads *of(const FieldDecl *F) const;
   /// Every member with a use in the unit.

@@ -98,7 +98,15 @@ public:
     return true;
   }
 
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (const ValueDecl *Member = ME->getMemberDecl();
+        isa<FieldDecl>(Member) || isa<VarDecl>(Member))
+      Index.Members[Member].push_back(ME);
+    return true;
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
+    Index.Variables.push_back(VD);
     switch (guardVarEffect(VD, Ctx)) {
     case GradEffect::Disables:
       add(Fact::GradOff, VD->getInit() ? static_cast<const Stmt *>(VD->getInit()) : nullptr, VD);

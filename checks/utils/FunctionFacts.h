@@ -46,6 +46,7 @@
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -172,6 +173,18 @@ public:
   const llvm::DenseMap<const VarDecl *, const DeclStmt *> &declarations() const {
     return Names.Declarations;
   }
+  /// Every variable the body declares, in the order the walk meets them:
+  /// those of its statements (declarations()), its lambdas' and local
+  /// classes' parameters, catch parameters, init-captures.
+  llvm::ArrayRef<const VarDecl *> variables() const { return Names.Variables; }
+  /// The data members (fields and static members) the body names through a
+  /// member expression (`x.m`, `p->m`, `m` in a method), each with its
+  /// member expressions in the order the walk meets them; members in the
+  /// order of their first reference. Methods are not included.
+  const llvm::MapVector<const ValueDecl *, llvm::SmallVector<const MemberExpr *, 2>> &
+  memberReferences() const {
+    return Names.Members;
+  }
   /// The lambdas spelled in the body, in the order the walk meets them (an
   /// outer lambda before the lambdas spelled in it).
   llvm::ArrayRef<const LambdaExpr *> lambdas() const { return Names.Lambdas; }
@@ -181,6 +194,8 @@ public:
   struct NameIndex {
     llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> References;
     llvm::DenseMap<const VarDecl *, const DeclStmt *> Declarations;
+    llvm::SmallVector<const VarDecl *, 8> Variables;
+    llvm::MapVector<const ValueDecl *, llvm::SmallVector<const MemberExpr *, 2>> Members;
     llvm::SmallVector<const LambdaExpr *, 2> Lambdas;
   };
 

@@ -148,6 +148,26 @@ void autograd_backward_scaled(Net &model, ManualGradScaler &scaler, torch::Tenso
   torch::autograd::backward({scaler.scale(loss)});
 }
 
+// A trainer whose scaler is a data member, or a lambda's parameter: a function
+// that names a scaler object is trusted to scale.
+struct AmpTrainer {
+  ManualGradScaler scaler_;
+  void train_step(Net &model, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y) {
+    libtorch_tidy::amp::AutocastGuard autocast(at::kCUDA, at::kHalf);
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    scaler_.step(opt);
+  }
+};
+
+void scaler_in_lambda(Net &model, torch::Tensor x, torch::Tensor y) {
+  libtorch_tidy::amp::AutocastGuard autocast(at::kCUDA, at::kHalf);
+  auto loss = torch::mse_loss(model(x), y);
+  loss.backward();
+  auto finish = [](ManualGradScaler &s) { s.update(); };
+  (void)finish;
+}
+
 void scale_helper(Net &model, torch::Tensor x, torch::Tensor y) {
   libtorch_tidy::amp::AutocastGuard autocast(at::kCUDA, at::kHalf);
   auto loss = torch::mse_loss(model(x), y);

@@ -522,6 +522,50 @@ void f(int n) {
   EXPECT_EQ(Releases[1]->ObjectDecl, Var("p"));
 }
 
+// Every variable a body declares (lambda parameters and catch parameters
+// included) and the data members it names, each with its member expressions
+// in the walk's order; methods are not members here.
+TEST(Facts, VariablesAndMemberReferences) {
+  auto P = parse(R"cpp(
+struct Box {
+  int count = 0;
+  static int made;
+  int get() const { return count; }
+};
+int Box::made = 0;
+void f(Box &b, Box *p) {
+  int a = b.count;
+  auto bump = [&](int by) { p->count += by; };
+  try {
+    bump(a + b.get() + Box::made + b.made);
+  } catch (int code) {
+    b.count = code;
+  }
+}
+)cpp");
+  const FunctionFacts &F = P->Core.facts(P->function("f"), P->ctx());
+  std::vector<std::string> Names;
+  for (const VarDecl *VD : F.variables())
+    Names.push_back(VD->getName().str());
+  EXPECT_EQ(Names, (std::vector<std::string>{"a", "bump", "by", "code"}));
+  // `a` and `bump` are declared by statements; `by` and `code` are not.
+  EXPECT_EQ(F.declarations().size(), 2u);
+  std::vector<std::string> Members;
+  std::vector<size_t> Counts;
+  for (const auto &[Member, Refs] : F.memberReferences()) {
+    Members.push_back(Member->getName().str());
+    Counts.push_back(Refs.size());
+  }
+  // count: `b.count`, `p->count`, `b.count = code`; made: `b.made` (Box::made
+  // is a DeclRefExpr). get() is a method.
+  EXPECT_EQ(Members, (std::vector<std::string>{"count", "made"}));
+  EXPECT_EQ(Counts, (std::vector<size_t>{3u, 1u}));
+  const auto &Count = F.memberReferences().front().second;
+  ASSERT_EQ(Count.size(), 3u);
+  EXPECT_TRUE(P->ctx().getSourceManager().isBeforeInTranslationUnit(Count[0]->getExprLoc(),
+                                                                     Count[1]->getExprLoc()));
+}
+
 // Where a body's variables get their values (DefUse.h), as the core keeps
 // them for the checks: sources, whole assignments, other modifications,
 // variables handed to a callee by non-const reference, range-for variables.

@@ -55,8 +55,8 @@ bool readBefore(const CallExpr *Getter, const CallExpr *Enter, const ExecutionOr
 /// setCurrentCUDAStream(saved), with `saved` read by getCurrentCUDAStream()
 /// before Enter, restores a saved state (Unknown); setCurrentCUDAStream of
 /// the default stream switches back to it (Leaves); any other stream enters.
-ModeCall classifyStreamCall(const CallExpr *Call, const CallExpr *Enter,
-                            const FunctionFacts &Facts) {
+ModeCall classifyStreamCall(const CallExpr *Call, const CallExpr *Enter, const FunctionFacts &Facts,
+                            DefUseOf CalleeDefs) {
   if (classifyCudaStreamCall(Call) != CudaStreamCall::Set || Call->getNumArgs() != 1)
     return ModeCall::None;
   const Expr *Arg = Call->getArg(0);
@@ -67,10 +67,11 @@ ModeCall classifyStreamCall(const CallExpr *Call, const CallExpr *Enter,
   auto IsDefaultGetter = [](const CallExpr *Getter) {
     return classifyCudaStreamCall(Getter) == CudaStreamCall::GetDefault;
   };
-  if (!savedStateGetters(Arg, Facts.body(), Facts.defUse(), IsDefaultGetter).empty())
+  if (!savedStateGetters(Arg, Facts.body(), Facts.defUse(), IsDefaultGetter, CalleeDefs).empty())
     return ModeCall::Leaves;
-  for (const CallExpr *Getter : savedStateGetters(savedValueOf(Arg, Facts.defUse()), Facts.body(),
-                                                  Facts.defUse(), isCurrentStreamGetter))
+  for (const CallExpr *Getter :
+       savedStateGetters(savedValueOf(Arg, Facts.defUse()), Facts.body(), Facts.defUse(),
+                         isCurrentStreamGetter, CalleeDefs))
     if (readBefore(Getter, Enter, Facts.order()))
       return ModeCall::Unknown;
   return ModeCall::Enters;
@@ -202,11 +203,14 @@ void CudaStreamNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stm
   const FunctionFacts &Facts = core().facts(FD, Ctx);
   if (!Facts.callsNamed("setCurrentCUDAStream"))
     return;
+  auto CalleeDefs = [&](const FunctionDecl *Callee) -> const DefUse & {
+    return core().facts(Callee, Ctx).defUse();
+  };
   // The switches: every setCurrentCUDAStream of the body and its lambdas.
   llvm::SmallVector<const CallExpr *, 4> Enters, Restores;
   forEachStmt(Body, [&](const Stmt *S) {
     const auto *Call = dyn_cast<CallExpr>(S);
-    ModeCall K = Call ? classifyStreamCall(Call, Call, Facts) : ModeCall::None;
+    ModeCall K = Call ? classifyStreamCall(Call, Call, Facts, CalleeDefs) : ModeCall::None;
     if (K == ModeCall::Enters)
       Enters.push_back(Call);
     else if (isModeRestore(K))
@@ -250,7 +254,12 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
   const CFG *Graph = Facts.order().graph(CodeBody);
   if (!Graph)
     return;
-  auto Classify = [&](const CallExpr *Call) { return classifyStreamCall(Call, Enter, Facts); };
+  auto CalleeDefs = [&](const FunctionDecl *Callee) -> const DefUse & {
+    return core().facts(Callee, Ctx).defUse();
+  };
+  auto Classify = [&](const CallExpr *Call) {
+    return classifyStreamCall(Call, Enter, Facts, CalleeDefs);
+  };
   auto StreamApi = [](const CallExpr *Call) {
     return classifyCudaStreamCall(Call) != CudaStreamCall::None;
   };
@@ -330,7 +339,10 @@ CudaStreamNotRestoredCheck::guardFixes(const CallExpr *Enter, const ModeScope &S
     return Fixes;
   }
   const auto *Restore = cast<CallExpr>(cast<Expr>(Scope.RestoreStmt)->IgnoreImplicit());
-  if (classifyStreamCall(Restore, Enter, Facts) != ModeCall::Unknown) {
+  auto CalleeDefs = [&](const FunctionDecl *Callee) -> const DefUse & {
+    return core().facts(Callee, Ctx).defUse();
+  };
+  if (classifyStreamCall(Restore, Enter, Facts, CalleeDefs) != ModeCall::Unknown) {
     WhyNot = "it switches to the default stream, not back to the one current before, which "
              "a guard would restore";
     return Fixes;

@@ -1,9 +1,9 @@
 //===--- DefUse.h - libtorch-tidy -------------------------------*- C++ -*-===//
 //
 // Where the variables of one function body get their values: the body's
-// definitions and modifications, per variable. Built once per function on
-// first use and kept by the analysis core (FunctionFacts::defUse()), so a
-// check asks instead of walking the body itself.
+// definitions and modifications, per variable. Built once per function, on
+// first use, from the nodes the analysis core's one walk kept
+// (FunctionFacts::defUse()), so a check asks instead of walking the body.
 //
 // What counts as a source of a variable's value:
 //   - its initialiser, the right side of an assignment to it (`v = e`,
@@ -27,6 +27,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -36,7 +37,27 @@ namespace clang::tidy::torch_check {
 
 class DefUse {
 public:
-  explicit DefUse(const Stmt *Body);
+  /// Fills a DefUse from the nodes of a body in the order of a walk of it
+  /// (FunctionFacts::defUse() hands it the nodes its one walk kept).
+  class Recorder {
+  public:
+    explicit Recorder(DefUse &F) : F(F) {}
+    void variable(const VarDecl *VD);
+    void rangeFor(const CXXForRangeStmt *RF);
+    void binaryOperator(const BinaryOperator *BO);
+    void unaryOperator(const UnaryOperator *UO);
+    void call(const CallExpr *Call);
+
+  private:
+    /// Every variable named in \p Target (a variable, std::tie(a, b),
+    /// obj.member) may get its value from \p Source(s). \p PlainAssignment
+    /// is the `v = expr` expression when this is one.
+    void noteModified(const Stmt *Site, const Expr *Target, const Expr *Source,
+                      const Expr *PlainAssignment = nullptr);
+    void noteModified(const Stmt *Site, const Expr *Target, llvm::ArrayRef<const Expr *> Sources,
+                      const Expr *PlainAssignment = nullptr);
+    DefUse &F;
+  };
 
   /// The variable \p E names: a local, parameter or global (a structured
   /// binding resolves to the variable it decomposes); looks through
@@ -79,7 +100,6 @@ private:
     return It->second;
   }
 
-  friend class DefUseCollector;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>> Sources;
   llvm::SmallPtrSet<const VarDecl *, 8> Modified;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2>>

@@ -65,9 +65,21 @@ public:
     Shape.Lambda = true;
     Index.Lambdas.push_back(L);
     ++LambdaDepth;
+    Open.push_back(L);
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    Open.pop_back();
     --LambdaDepth;
     return R;
+  }
+
+  // Every node, in the walk's order (nodes()): RecursiveASTVisitor calls
+  // VisitStmt before the Visit of the node's own class.
+  bool VisitStmt(Stmt *S) {
+    const LambdaExpr *In = Open.empty() ? nullptr : Open.back();
+    if (In == S)
+      In = Open.size() > 1 ? Open[Open.size() - 2] : nullptr;
+    Index.Nodes.push_back({S, nullptr, In});
+    return true;
   }
 
   bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
@@ -107,6 +119,7 @@ public:
 
   bool VisitVarDecl(VarDecl *VD) {
     Index.Variables.push_back(VD);
+    Index.Nodes.push_back({nullptr, VD, Open.empty() ? nullptr : Open.back()});
     switch (guardVarEffect(VD, Ctx)) {
     case GradEffect::Disables:
       add(Fact::GradOff, VD->getInit() ? static_cast<const Stmt *>(VD->getInit()) : nullptr, VD);
@@ -381,6 +394,8 @@ private:
   std::bitset<NUM_OVERLOADED_OPERATORS> &Operators;
   FunctionFacts::BodyShape &Shape;
   FunctionFacts::NameIndex &Index;
+  /// The lambdas being walked, innermost last.
+  llvm::SmallVector<const LambdaExpr *, 2> Open;
   ASTContext &Ctx;
   unsigned LambdaDepth = 0;
 };
@@ -430,8 +445,22 @@ const ExecutionOrder &FunctionFacts::order() const {
 }
 
 const DefUse &FunctionFacts::defUse() const {
-  if (!Defs)
-    Defs = std::make_unique<DefUse>(Body);
+  if (Defs)
+    return *Defs;
+  Defs = std::make_unique<DefUse>();
+  DefUse::Recorder Record(*Defs);
+  for (const Node &N : Names.Nodes) {
+    if (N.Var)
+      Record.variable(N.Var);
+    else if (const auto *For = dyn_cast<CXXForRangeStmt>(N.S))
+      Record.rangeFor(For);
+    else if (const auto *BO = dyn_cast<BinaryOperator>(N.S))
+      Record.binaryOperator(BO);
+    else if (const auto *UO = dyn_cast<UnaryOperator>(N.S))
+      Record.unaryOperator(UO);
+    else if (const auto *Call = dyn_cast<CallExpr>(N.S))
+      Record.call(Call);
+  }
   return *Defs;
 }
 

@@ -16,11 +16,15 @@
 //     every call and construction (calls()), so that a check asking about
 //     calls alone needs no walk of its own. The walk includes the lambdas
 //     spelled in the body (marked InLambda). The same walk indexes the
-//     body's variables: each one's references and declaration, and the
-//     lambdas spelled in it (references, declaration, lambdas).
+//     body's variables (each one's references and declaration, every
+//     variable declared, the lambdas spelled in it, the data members named:
+//     references, declaration, variables, lambdas, memberReferences) and
+//     keeps every node it meets, in order (nodes): the other analyses of a
+//     body read them instead of walking it again.
 //   - The body's parent map (parents), execution order (order: the CFGs of
-//     the body and of the lambda bodies spelled in it, ExecutionOrder.h), definitions per variable
-//     (defUse: DefUse.h) and guards (isGuarded: GradGuards.h) are built on first use and kept with
+//     the body and of the lambda bodies spelled in it, ExecutionOrder.h),
+//     definitions per variable (defUse: DefUse.h, read from the nodes) and
+//     guards (isGuarded: GradGuards.h) are built on first use and kept with
 //     the facts.
 //   - The analysis core (AnalysisCore.h) builds the facts of a function once,
 //     when a check first asks, and shares them; the call graph (CallGraph.h)
@@ -189,6 +193,22 @@ public:
   /// outer lambda before the lambdas spelled in it).
   llvm::ArrayRef<const LambdaExpr *> lambdas() const { return Names.Lambdas; }
 
+  /// One node of the body as the walk meets it: a statement (expressions
+  /// included) or a variable's declaration, with the innermost lambda of the
+  /// body it is spelled in (null: the body itself; a lambda expression's own
+  /// node belongs to the body or lambda it is spelled in).
+  struct Node {
+    const Stmt *S = nullptr;
+    const VarDecl *Var = nullptr;
+    const LambdaExpr *Lambda = nullptr;
+  };
+  /// Every statement and variable declaration of the body, in the order the
+  /// walk meets them (pre-order; lambdas' and local classes' bodies
+  /// included; not template instantiations nor implicit code). An analysis
+  /// that needs nodes the facts do not classify reads them here instead of
+  /// walking the body again: same nodes, same order.
+  llvm::ArrayRef<Node> nodes() const { return Names.Nodes; }
+
   /// The body's variables as the walk meets them (references, declaration,
   /// lambdas above).
   struct NameIndex {
@@ -197,6 +217,7 @@ public:
     llvm::SmallVector<const VarDecl *, 8> Variables;
     llvm::MapVector<const ValueDecl *, llvm::SmallVector<const MemberExpr *, 2>> Members;
     llvm::SmallVector<const LambdaExpr *, 2> Lambdas;
+    std::vector<Node> Nodes;
   };
 
   /// What the walk notes about the body as a whole.
@@ -229,8 +250,8 @@ public:
   /// The execution order of the body and of its lambda bodies (their CFGs,
   /// each built on first use).
   const ExecutionOrder &order() const;
-  /// Where the body's variables get their values (DefUse.h, built on first
-  /// use).
+  /// Where the body's variables get their values (DefUse.h, read from
+  /// nodes() on first use).
   const DefUse &defUse() const;
   /// True when autograd is (or may be) off where \p S runs
   /// (isGradDisabledAt; memoised).

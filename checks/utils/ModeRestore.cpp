@@ -295,7 +295,7 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
 /// Any other modification (`++`, a compound or member assignment, an in-place
 /// call) does not qualify; plain whole assignments are sources and are not
 /// asked about.
-static bool onlyHandedByReference(const VarDecl *VD, const DefUse &Defs) {
+static bool onlyHandedByReference(const VarDecl *VD, const DefUse &Defs, DefUseOf CalleeDefs) {
   for (const Stmt *Site : Defs.modificationSites(VD)) {
     if (llvm::any_of(Defs.assignments(VD), [&](const auto &A) { return A.first == Site; }))
       continue;
@@ -306,18 +306,18 @@ static bool onlyHandedByReference(const VarDecl *VD, const DefUse &Defs) {
     const FunctionDecl *Definition = Callee->getDefinition();
     if (!Definition || !Definition->hasBody())
       continue;
-    DefUse CalleeDefs(Definition->getBody());
+    const DefUse &InCallee = CalleeDefs(Definition);
     for (unsigned P = 0; P < Definition->getNumParams() && P < Call->getNumArgs(); ++P)
       if (DefUse::variableNamed(argumentFor(Call, P)) == VD &&
-          CalleeDefs.isModified(Definition->getParamDecl(P)))
+          InCallee.isModified(Definition->getParamDecl(P)))
         return false;
   }
   return true;
 }
 
 llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const Stmt *Body,
-                                                         const DefUse &Defs,
-                                                         CallPredicate IsGetter) {
+                                                         const DefUse &Defs, CallPredicate IsGetter,
+                                                         DefUseOf CalleeDefs) {
   llvm::SmallVector<const CallExpr *, 2> Getters;
   const ValueDecl *Saved = namedVariable(Arg);
   // A name of the saved state itself: not `*p`, `p->x` or `v[i]`.
@@ -327,7 +327,8 @@ llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const 
     return Getters;
   llvm::SmallVector<const Expr *, 2> Sources;
   if (const auto *VD = dyn_cast<VarDecl>(Saved)) {
-    if (isa<ParmVarDecl>(VD) || (Defs.isOtherwiseModified(VD) && !onlyHandedByReference(VD, Defs)))
+    if (isa<ParmVarDecl>(VD) ||
+        (Defs.isOtherwiseModified(VD) && !onlyHandedByReference(VD, Defs, CalleeDefs)))
       return Getters;
     llvm::append_range(Sources, Defs.sources(VD));
   } else if (isa<FieldDecl>(Saved)) {

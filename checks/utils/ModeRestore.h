@@ -131,10 +131,14 @@ llvm::SmallVector<FixItHint, 2> guardScopeFixes(const ModeScope &Scope, CharSour
 /// value from, when every one is a call \p IsGetter accepts: for a local, its
 /// initialiser and the plain assignments to it (\p Defs); for a data member,
 /// the plain assignments to it in \p Body. Empty when \p Arg names neither,
-/// when it has no such source, or when a source is something else.
+/// when it has no such source, or when a source is something else. A local
+/// handed by non-const reference to a function defined here still qualifies
+/// when the callee modifies none of the parameters bound to it (\p CalleeDefs:
+/// the callee's definitions, from the core's facts of it).
+using DefUseOf = llvm::function_ref<const DefUse &(const FunctionDecl *)>;
 llvm::SmallVector<const CallExpr *, 2> savedStateGetters(const Expr *Arg, const Stmt *Body,
-                                                         const DefUse &Defs,
-                                                         CallPredicate IsGetter);
+                                                         const DefUse &Defs, CallPredicate IsGetter,
+                                                         DefUseOf CalleeDefs);
 
 /// The variable of a guard (a type \p IsGuard accepts) declared by an earlier
 /// statement of a block that encloses \p S, up to \p CodeBody; null when none.

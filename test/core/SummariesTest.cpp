@@ -564,6 +564,26 @@ void f(Box &b, Box *p) {
   ASSERT_EQ(Count.size(), 3u);
   EXPECT_TRUE(P->ctx().getSourceManager().isBeforeInTranslationUnit(Count[0]->getExprLoc(),
                                                                      Count[1]->getExprLoc()));
+  // The walk's nodes: the body first, each variable's declaration where the
+  // walk meets it, a lambda's own node in the body, its body's nodes in it.
+  ASSERT_FALSE(F.nodes().empty());
+  EXPECT_EQ(F.nodes().front().S, F.body());
+  std::vector<std::string> Vars;
+  const LambdaExpr *Bump = nullptr;
+  for (const FunctionFacts::Node &N : F.nodes()) {
+    if (N.Var)
+      Vars.push_back(N.Var->getName().str());
+    if (const auto *L = dyn_cast_or_null<LambdaExpr>(N.S)) {
+      Bump = L;
+      EXPECT_EQ(N.Lambda, nullptr);
+    }
+    if (N.S && isa<CompoundAssignOperator>(N.S))
+      EXPECT_EQ(N.Lambda, Bump);
+    if (N.S && isa<CXXTryStmt>(N.S))
+      EXPECT_EQ(N.Lambda, nullptr);
+  }
+  EXPECT_EQ(Vars, Names);
+  ASSERT_NE(Bump, nullptr);
 }
 
 // Where a body's variables get their values (DefUse.h), as the core keeps

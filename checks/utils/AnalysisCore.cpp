@@ -111,11 +111,10 @@ FunctionDispatch &AnalysisCore::dispatch() {
 HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
   sync(Ctx);
   if (!History) {
-    History = std::make_unique<HistoryFunctions>();
-    // The history analyses share the facts' parent map of each body.
-    History->shareParents([this, &Ctx](const FunctionDecl *FD) -> const ParentMap & {
-      return facts(FD, Ctx).parents();
-    });
+    // The history analyses read each body's facts: its walk's nodes and its
+    // parent map.
+    History = std::make_unique<HistoryFunctions>(
+        [this, &Ctx](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); });
   }
   return *History;
 }

@@ -13,7 +13,6 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -131,7 +130,7 @@ static const FunctionDecl *userDefinition(const FunctionDecl *FD, const ASTConte
   return Def;
 }
 
-HistoryFunctions::HistoryFunctions() = default;
+HistoryFunctions::HistoryFunctions(FactsLookup Facts) : Facts(std::move(Facts)) {}
 HistoryFunctions::~HistoryFunctions() = default;
 
 void HistoryFunctions::clear() {
@@ -148,8 +147,7 @@ const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTCon
   if (auto It = Analyses.find(Key); It != Analyses.end())
     return *It->second;
   // Built before it is inserted: the map may grow meanwhile.
-  auto A = std::make_unique<HistoryAnalysis>(FD->getBody(), Ctx, *this, ParamsCarry,
-                                             Parents ? &Parents(FD) : nullptr);
+  auto A = std::make_unique<HistoryAnalysis>(Facts(FD), Ctx, *this, ParamsCarry);
   const HistoryAnalysis &Result = *A;
   Analyses[Key] = std::move(A);
   return Result;
@@ -180,8 +178,7 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   Summaries[Def] = Entry{};
   Summary S;
   {
-    HistoryAnalysis Own(Def->getBody(), Ctx, *this, /*ParamsCarry=*/false,
-                        Parents ? &Parents(Def) : nullptr);
+    HistoryAnalysis Own(Facts(Def), Ctx, *this, /*ParamsCarry=*/false);
     if (Carries)
       S.Always = Own.returnsHistory();
     else // a struct of tensors: its fields only
@@ -190,7 +187,7 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   if (S.Always) {
     S.FromArgs = true;
   } else if (Carries) {
-    HistoryAnalysis FromParams(Def->getBody(), Ctx, *this, /*ParamsCarry=*/true);
+    HistoryAnalysis FromParams(Facts(Def), Ctx, *this, /*ParamsCarry=*/true);
     S.FromArgs = FromParams.returnsHistory();
   }
   Summaries[Def] = Entry{S, true};
@@ -314,165 +311,132 @@ bool memberLeavesClass(const FieldDecl *Field, HistoryFunctions &Functions, ASTC
   const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   if (!RD)
     return true;
-  struct Returns : RecursiveASTVisitor<Returns> {
-    const FieldDecl *Field;
-    bool Found = false;
-    bool VisitReturnStmt(ReturnStmt *R) {
-      const Expr *V = R->getRetValue();
-      struct Refers : RecursiveASTVisitor<Refers> {
-        const FieldDecl *Field;
-        bool Found = false;
-        bool VisitMemberExpr(MemberExpr *ME) {
-          Found |= ME->getMemberDecl() == Field;
-          return !Found;
-        }
-      } F;
-      F.Field = Field;
-      if (V && mayCarryHistoryType(V->getType()))
-        F.TraverseStmt(const_cast<Expr *>(V));
-      Found |= F.Found;
-      return !Found;
-    }
-  };
+  // A method that returns the member, or a value computed from it, with
+  // history: the returns its walk met (its lambdas' included).
   for (const CXXMethodDecl *MD : RD->methods()) {
     const FunctionDecl *Def = userDefinition(MD, Ctx);
     if (!Def)
       continue;
-    Returns R;
-    R.Field = Field;
-    R.TraverseStmt(Def->getBody());
-    if (R.Found)
-      return true;
+    for (const FunctionFacts::Node &N : Functions.facts(Def).nodes()) {
+      const auto *R = dyn_cast_or_null<ReturnStmt>(N.S);
+      const Expr *V = R ? R->getRetValue() : nullptr;
+      if (V && mayCarryHistoryType(V->getType()) && anyStmt(V, [&](const Stmt *S) {
+            const auto *ME = dyn_cast<MemberExpr>(S);
+            return ME && ME->getMemberDecl() == Field;
+          }))
+        return true;
+    }
   }
   return false;
 }
 
 // ---- collection ---------------------------------------------------------------
 
-class HistoryCollector : public RecursiveASTVisitor<HistoryCollector> {
-public:
-  explicit HistoryCollector(HistoryAnalysis &A) : A(A) {}
-
-  bool TraverseLambdaExpr(LambdaExpr *L) {
-    ++LambdaDepth;
-    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
-    --LambdaDepth;
-    return R;
-  }
-
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->isImplicit() || isa<ParmVarDecl>(VD))
-      return true;
-    if (const Expr *Init = VD->getInit())
-      addDef(VD, Init);
-    return true;
-  }
-
-  bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
-    if (const VarDecl *LoopVar = For->getLoopVariable())
-      if (const Expr *Range = For->getRangeInit())
-        addDef(LoopVar, Range);
-    return true;
-  }
-
-  bool VisitReturnStmt(ReturnStmt *R) {
-    if (LambdaDepth == 0 && R->getRetValue())
-      A.Returns.push_back(R->getRetValue());
-    return true;
-  }
-
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-    switch (Op->getOperator()) {
-    case OO_Equal:
-    case OO_PlusEqual:
-    case OO_MinusEqual:
-    case OO_StarEqual:
-    case OO_SlashEqual:
-      break;
-    default:
-      return true;
+void HistoryAnalysis::collect(llvm::ArrayRef<FunctionFacts::Node> Nodes) {
+  for (const FunctionFacts::Node &N : Nodes) {
+    if (const VarDecl *VD = N.Var) {
+      if (!VD->isImplicit() && !isa<ParmVarDecl>(VD))
+        if (const Expr *Init = VD->getInit())
+          addDef(VD, Init);
+      continue;
     }
-    if (Op->getNumArgs() != 2)
-      return true;
-    const Expr *LHS = strip(Op->getArg(0));
-    const Expr *RHS = Op->getArg(1);
-    bool Detaches = Op->getOperator() == OO_Equal && isDetachExpr(RHS);
-    // std::tie(a, b) = ...
-    if (const auto *Tie = dyn_cast<CallExpr>(LHS);
-        Tie && calleeName(Tie) == "tie" && Tie->getDirectCallee()->isInStdNamespace()) {
-      for (const Expr *Arg : Tie->arguments())
-        if (const ValueDecl *V = storageOf(Arg))
-          addDef(V, RHS);
-      return true;
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(N.S)) {
+      if (const VarDecl *LoopVar = For->getLoopVariable())
+        if (const Expr *Range = For->getRangeInit())
+          addDef(LoopVar, Range);
+    } else if (const auto *R = dyn_cast<ReturnStmt>(N.S)) {
+      // The function's own returns, not a lambda's.
+      if (!N.Lambda && R->getRetValue())
+        Returns.push_back(R->getRetValue());
+    } else if (const auto *Call = dyn_cast<CallExpr>(N.S)) {
+      if (isBackwardOrGradCall(Call))
+        Backwards.push_back(Call);
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+        collectAssignment(Op);
+      else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+        collectMemberCall(MC);
     }
-    if (const ValueDecl *V = storageOf(LHS)) {
-      if (Detaches)
-        A.Detached.insert(V);
-      else
+  }
+}
+
+void HistoryAnalysis::collectAssignment(const CXXOperatorCallExpr *Op) {
+  switch (Op->getOperator()) {
+  case OO_Equal:
+  case OO_PlusEqual:
+  case OO_MinusEqual:
+  case OO_StarEqual:
+  case OO_SlashEqual:
+    break;
+  default:
+    return;
+  }
+  if (Op->getNumArgs() != 2)
+    return;
+  const Expr *LHS = strip(Op->getArg(0));
+  const Expr *RHS = Op->getArg(1);
+  bool Detaches = Op->getOperator() == OO_Equal && isDetachExpr(RHS);
+  // std::tie(a, b) = ...
+  if (const auto *Tie = dyn_cast<CallExpr>(LHS);
+      Tie && calleeName(Tie) == "tie" && Tie->getDirectCallee()->isInStdNamespace()) {
+    for (const Expr *Arg : Tie->arguments())
+      if (const ValueDecl *V = storageOf(Arg))
         addDef(V, RHS);
-    }
-    // `r.loss = e` on a local struct: the field's own value too
-    // (fieldsReturningHistory).
-    if (const auto *ME = dyn_cast<MemberExpr>(LHS); ME && Op->getOperator() == OO_Equal)
-      if (const auto *Base = dyn_cast<DeclRefExpr>(strip(ME->getBase())))
-        if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-          A.FieldAssignments.push_back({{Base->getDecl(), Field}, RHS});
-    return true;
+    return;
   }
-
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD || !MD->getIdentifier())
-      return true;
-    const ValueDecl *V = storageOf(MC->getImplicitObjectArgument());
-    if (!V)
-      return true;
-    llvm::StringRef Name = MD->getName();
-    const CXXRecordDecl *RD = MD->getParent();
-    if (isDerivedFromOrSame(RD, names::Tensor) || isDerivedFromOrSame(RD, names::TensorBase)) {
-      if (Name == "detach_") {
-        A.Detached.insert(V);
-        return true;
-      }
-      if (!Name.ends_with("_"))
-        return true;
-    } else if (MD->isConst() || isAnyModuleLike(RD) || isOptimizerClass(RD)) {
-      return true;
-    }
-    for (const Expr *Arg : MC->arguments())
-      if (!isa<CXXDefaultArgExpr>(Arg))
-        addDef(V, Arg);
-    return true;
+  if (const ValueDecl *V = storageOf(LHS)) {
+    if (Detaches)
+      Detached.insert(V);
+    else
+      addDef(V, RHS);
   }
+  // `r.loss = e` on a local struct: the field's own value too
+  // (fieldsReturningHistory).
+  if (const auto *ME = dyn_cast<MemberExpr>(LHS); ME && Op->getOperator() == OO_Equal)
+    if (const auto *Base = dyn_cast<DeclRefExpr>(strip(ME->getBase())))
+      if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        FieldAssignments.push_back({{Base->getDecl(), Field}, RHS});
+}
 
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isBackwardOrGradCall(Call))
-      A.Backwards.push_back(Call);
-    return true;
-  }
-
-private:
-  void addDef(const ValueDecl *V, const Expr *E) {
-    if (const auto *BD = dyn_cast<BindingDecl>(V))
-      V = BD->getDecomposedDecl();
-    if (!V || !E)
+void HistoryAnalysis::collectMemberCall(const CXXMemberCallExpr *MC) {
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  if (!MD || !MD->getIdentifier())
+    return;
+  const ValueDecl *V = storageOf(MC->getImplicitObjectArgument());
+  if (!V)
+    return;
+  llvm::StringRef Name = MD->getName();
+  const CXXRecordDecl *RD = MD->getParent();
+  if (isDerivedFromOrSame(RD, names::Tensor) || isDerivedFromOrSame(RD, names::TensorBase)) {
+    if (Name == "detach_") {
+      Detached.insert(V);
       return;
-    auto &List = A.Defs[V];
-    if (List.empty())
-      A.DefOrder.push_back(V);
-    List.push_back(E);
+    }
+    if (!Name.ends_with("_"))
+      return;
+  } else if (MD->isConst() || isAnyModuleLike(RD) || isOptimizerClass(RD)) {
+    return;
   }
+  for (const Expr *Arg : MC->arguments())
+    if (!isa<CXXDefaultArgExpr>(Arg))
+      addDef(V, Arg);
+}
 
-  HistoryAnalysis &A;
-  unsigned LambdaDepth = 0;
-};
+void HistoryAnalysis::addDef(const ValueDecl *V, const Expr *E) {
+  if (const auto *BD = dyn_cast_or_null<BindingDecl>(V))
+    V = BD->getDecomposedDecl();
+  if (!V || !E)
+    return;
+  auto &List = Defs[V];
+  if (List.empty())
+    DefOrder.push_back(V);
+  List.push_back(E);
+}
 
-HistoryAnalysis::HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
-                                 bool ParamsCarry, const ParentMap *Parents)
-    : Body(Body), Ctx(Ctx), Functions(Functions), ParamsCarry(ParamsCarry),
-      OwnPM(Parents ? nullptr : std::make_unique<ParentMap>(const_cast<Stmt *>(Body))),
-      PM(Parents ? Parents : OwnPM.get()) {
-  HistoryCollector(*this).TraverseStmt(const_cast<Stmt *>(Body));
+HistoryAnalysis::HistoryAnalysis(const FunctionFacts &Facts, ASTContext &Ctx,
+                                 HistoryFunctions &Functions, bool ParamsCarry)
+    : Body(Facts.body()), Ctx(Ctx), Functions(Functions), ParamsCarry(ParamsCarry),
+      PM(&Facts.parents()) {
+  collect(Facts.nodes());
   // Solve the variables: a variable carries history when one of its
   // definitions does; iterate to the fixed point.
   for (bool Changed = true; Changed;) {

@@ -55,6 +55,7 @@
 #define LIBTORCH_TIDY_CHECKS_UTILS_HISTORY_H
 
 #include "CallGraph.h"
+#include "FunctionFacts.h"
 #include "GradGuards.h"
 
 #include "clang/AST/ASTContext.h"
@@ -77,7 +78,10 @@ namespace clang::tidy::torch_check {
 class HistoryAnalysis;
 class HistoryFunctions {
 public:
-  HistoryFunctions();
+  /// The facts of a function's body (the analysis core's: one walk, one
+  /// parent map per body), which the history analyses read.
+  using FactsLookup = std::function<const FunctionFacts &(const FunctionDecl *)>;
+  explicit HistoryFunctions(FactsLookup Facts);
   ~HistoryFunctions();
   struct Summary {
     bool Always = false;   ///< its result carries history whatever its arguments
@@ -105,13 +109,11 @@ public:
   const HistoryAnalysis &analysis(const FunctionDecl *FD, ASTContext &Ctx,
                                   bool ParamsCarry = false);
   void clear();
-  /// The parent map of a function's body, when an owner (the analysis core)
-  /// keeps one per body: the analyses use it instead of building their own.
-  using ParentsLookup = std::function<const ParentMap &(const FunctionDecl *)>;
-  void shareParents(ParentsLookup Lookup) { Parents = std::move(Lookup); }
+  /// The facts of \p FD's body.
+  const FunctionFacts &facts(const FunctionDecl *FD) const { return Facts(FD); }
 
 private:
-  ParentsLookup Parents;
+  FactsLookup Facts;
   struct Entry {
     Summary S;
     bool Done = false;
@@ -206,12 +208,12 @@ llvm::SmallVector<FixItHint, 2> appendDetachFixIts(const Expr *E, const ASTConte
 /// The history analysis of one function or lambda body.
 class HistoryAnalysis {
 public:
-  /// Analyses \p Body (lambdas nested in it included). \p ParamsCarry assumes
-  /// the parameters of the function carry history (used for summaries).
-  /// \p Parents, when given, is the body's parent map (it must outlive the
-  /// analysis); otherwise the analysis builds its own.
-  HistoryAnalysis(const Stmt *Body, ASTContext &Ctx, HistoryFunctions &Functions,
-                  bool ParamsCarry = false, const ParentMap *Parents = nullptr);
+  /// Analyses the body of \p Facts (lambdas nested in it included), from the
+  /// nodes of its one walk and its parent map (both must outlive the
+  /// analysis). \p ParamsCarry assumes the parameters of the function carry
+  /// history (used for summaries).
+  HistoryAnalysis(const FunctionFacts &Facts, ASTContext &Ctx, HistoryFunctions &Functions,
+                  bool ParamsCarry = false);
   HistoryAnalysis(const HistoryAnalysis &) = delete;
   HistoryAnalysis &operator=(const HistoryAnalysis &) = delete;
 
@@ -268,7 +270,12 @@ public:
   bool isGuarded(const Stmt *S) const;
 
 private:
-  friend class HistoryCollector;
+  /// Reads the definitions, detaches, backward passes, returns and field
+  /// assignments from the nodes of the body's walk.
+  void collect(llvm::ArrayRef<FunctionFacts::Node> Nodes);
+  void collectAssignment(const CXXOperatorCallExpr *Op);
+  void collectMemberCall(const CXXMemberCallExpr *MC);
+  void addDef(const ValueDecl *V, const Expr *E);
   const Expr *sourceOf(const Expr *E) const;
   const llvm::SmallPtrSetImpl<const ValueDecl *> &flowSet(const ValueDecl *V) const;
   bool mentionsAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) const;
@@ -277,7 +284,6 @@ private:
   ASTContext &Ctx;
   HistoryFunctions &Functions;
   bool ParamsCarry;
-  std::unique_ptr<ParentMap> OwnPM;
   const ParentMap *PM;
   bool Solved = false;
 

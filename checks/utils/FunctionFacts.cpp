@@ -64,11 +64,9 @@ public:
   bool TraverseLambdaExpr(LambdaExpr *L) {
     Shape.Lambda = true;
     Index.Lambdas.push_back(L);
-    ++LambdaDepth;
     Open.push_back(L);
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
     Open.pop_back();
-    --LambdaDepth;
     return R;
   }
 
@@ -137,7 +135,7 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    Calls.push_back({Construct, LambdaDepth > 0});
+    Calls.push_back({Construct, !Open.empty()});
     if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
       addName(Ctor->getParent()->getIdentifier());
     if (!Shape.OptimizerConstruction)
@@ -146,7 +144,7 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *Call) {
-    Calls.push_back({Call, LambdaDepth > 0});
+    Calls.push_back({Call, !Open.empty()});
     addCalleeName(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       Operators.set(Op->getOperator());
@@ -381,7 +379,7 @@ private:
     F.Object = Object ? stripHolderArrow(Object) : nullptr;
     F.ObjectDecl = Decl ? Decl : storageVariable(Object);
     F.Value = Value;
-    F.InLambda = LambdaDepth > 0;
+    F.InLambda = !Open.empty();
     Facts.push_back(F);
     return Facts.size() - 1;
   }
@@ -397,7 +395,6 @@ private:
   /// The lambdas being walked, innermost last.
   llvm::SmallVector<const LambdaExpr *, 2> Open;
   ASTContext &Ctx;
-  unsigned LambdaDepth = 0;
 };
 } // namespace
 

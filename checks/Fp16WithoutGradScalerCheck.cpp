@@ -93,7 +93,10 @@ const CXXConstructExpr *halfAutocastScope(const VarDecl *VD, const ASTContext &C
 Facts collect(const FunctionFacts &Shared, const ASTContext &Ctx) {
   Facts F;
   llvm::DenseMap<const Expr *, const VarDecl *> Scopes;
-  for (const VarDecl *VD : Shared.variables()) {
+  for (const FunctionFacts::Node &N : Shared.nodes()) {
+    const VarDecl *VD = N.Var;
+    if (!VD)
+      continue;
     if (isScalerClass(classOf(VD->getType())))
       F.UsesScalerObject = true;
     if (const CXXConstructExpr *Construct = halfAutocastScope(VD, Ctx))

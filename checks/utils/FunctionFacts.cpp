@@ -116,7 +116,6 @@ public:
   }
 
   bool VisitVarDecl(VarDecl *VD) {
-    Index.Variables.push_back(VD);
     Index.Nodes.push_back({nullptr, VD, Open.empty() ? nullptr : Open.back()});
     switch (guardVarEffect(VD, Ctx)) {
     case GradEffect::Disables:

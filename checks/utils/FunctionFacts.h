@@ -16,9 +16,9 @@
 //     every call and construction (calls()), so that a check asking about
 //     calls alone needs no walk of its own. The walk includes the lambdas
 //     spelled in the body (marked InLambda). The same walk indexes the
-//     body's variables (each one's references and declaration, every
-//     variable declared, the lambdas spelled in it, the data members named:
-//     references, declaration, variables, lambdas, memberReferences) and
+//     body's variables (each one's references and declaration, the lambdas
+//     spelled in it, the data members named: references, declaration,
+//     lambdas, memberReferences) and
 //     keeps every node it meets, in order (nodes): the other analyses of a
 //     body read them instead of walking it again.
 //   - The body's parent map (parents), execution order (order: the CFGs of
@@ -177,10 +177,6 @@ public:
   const llvm::DenseMap<const VarDecl *, const DeclStmt *> &declarations() const {
     return Names.Declarations;
   }
-  /// Every variable the body declares, in the order the walk meets them:
-  /// those of its statements (declarations()), its lambdas' and local
-  /// classes' parameters, catch parameters, init-captures.
-  llvm::ArrayRef<const VarDecl *> variables() const { return Names.Variables; }
   /// The data members (fields and static members) the body names through a
   /// member expression (`x.m`, `p->m`, `m` in a method), each with its
   /// member expressions in the order the walk meets them; members in the
@@ -194,7 +190,9 @@ public:
   llvm::ArrayRef<const LambdaExpr *> lambdas() const { return Names.Lambdas; }
 
   /// One node of the body as the walk meets it: a statement (expressions
-  /// included) or a variable's declaration, with the innermost lambda of the
+  /// included) or a variable's declaration (every variable the body declares:
+  /// those of its statements, its lambdas' and local classes' parameters,
+  /// catch parameters, init-captures), with the innermost lambda of the
   /// body it is spelled in (null: the body itself; a lambda expression's own
   /// node belongs to the body or lambda it is spelled in).
   struct Node {
@@ -214,7 +212,6 @@ public:
   struct NameIndex {
     llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>> References;
     llvm::DenseMap<const VarDecl *, const DeclStmt *> Declarations;
-    llvm::SmallVector<const VarDecl *, 8> Variables;
     llvm::MapVector<const ValueDecl *, llvm::SmallVector<const MemberExpr *, 2>> Members;
     llvm::SmallVector<const LambdaExpr *, 2> Lambdas;
     std::vector<Node> Nodes;

@@ -64,9 +64,7 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
       return Local;
   }
   // The facts of the body and of each helper the analysis follows.
-  auto FactsOf = [&](const FunctionDecl *Helper) -> const FunctionFacts & {
-    return facts(Helper, Ctx);
-  };
+  auto FactsOf = factsLookup(Ctx);
   std::unique_ptr<TrainingLoopAnalysis> &Slot = Loops[{FD, CallDepth}];
   if (!Slot) {
     // Every training loop has an optimizer step: a body that calls nothing
@@ -113,8 +111,7 @@ HistoryFunctions &AnalysisCore::history(ASTContext &Ctx) {
   if (!History) {
     // The history analyses read each body's facts: its walk's nodes and its
     // parent map.
-    History = std::make_unique<HistoryFunctions>(
-        [this, &Ctx](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); });
+    History = std::make_unique<HistoryFunctions>(factsLookup(Ctx));
   }
   return *History;
 }
@@ -155,7 +152,7 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
     auto Table = std::make_unique<SummaryTable>();
     llvm::ArrayRef<const FunctionDecl *> All = userFunctions(Ctx);
     HistoryFunctions &H = history(Ctx);
-    auto FactsOf = [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); };
+    auto FactsOf = factsLookup(Ctx);
     Table->build(
         All, Ctx, FactsOf,
         [&](const FunctionDecl *FD, const FunctionFacts &F, FunctionSummary &S) {
@@ -264,9 +261,7 @@ const FunctionSummary *AnalysisCore::externalSummary(const FunctionDecl *FD) con
 const FieldReads &AnalysisCore::fieldReads(ASTContext &Ctx) {
   sync(Ctx);
   if (!Fields)
-    Fields = std::make_unique<FieldReads>(
-        userFunctions(Ctx),
-        [&](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); }, Ctx);
+    Fields = std::make_unique<FieldReads>(userFunctions(Ctx), factsLookup(Ctx), Ctx);
   return *Fields;
 }
 

@@ -95,6 +95,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <bitset>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -164,6 +165,11 @@ public:
 
   /// The facts of \p FD's definition (built on first use).
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
+  /// facts() as the lookup the analyses built on the core take (training
+  /// loops, summaries, history, member reads).
+  std::function<const FunctionFacts &(const FunctionDecl *)> factsLookup(ASTContext &Ctx) {
+    return [this, &Ctx](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); };
+  }
 
   /// The training loops of \p FD's body (TrainingLoopAnalysis, following
   /// calls \p CallDepth levels deep), built on first use for each depth and

@@ -228,7 +228,7 @@ void CudaStreamNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stm
   const ParentMap &PM = Facts.parents();
   const std::string GuardName = freshName("stream_guard", declaredNames(Body));
   for (const CallExpr *Enter : Enters)
-    checkSwitch(FD, Body, Enter, Restores, GuardName, Facts, Ctx);
+    checkSwitch(FD, Body, Enter, Restores, GuardName, Facts, CalleeDefs, Ctx);
 }
 
 } // namespace clang::tidy::torch_check
@@ -238,8 +238,8 @@ namespace clang::tidy::torch_check {
 void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt *Body,
                                              const CallExpr *Enter,
                                              llvm::ArrayRef<const CallExpr *> Restores,
-                                             llvm::StringRef GuardName,
-                                             const FunctionFacts &Facts, ASTContext &Ctx) {
+                                             llvm::StringRef GuardName, const FunctionFacts &Facts,
+                                             DefUseOf CalleeDefs, ASTContext &Ctx) {
   const ParentMap &PM = Facts.parents();
   const SourceManager &SM = Ctx.getSourceManager();
   const Stmt *CodeBody = enclosingCodeBody(Enter, PM, Body);
@@ -254,9 +254,6 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
   const CFG *Graph = Facts.order().graph(CodeBody);
   if (!Graph)
     return;
-  auto CalleeDefs = [&](const FunctionDecl *Callee) -> const DefUse & {
-    return core().facts(Callee, Ctx).defUse();
-  };
   auto Classify = [&](const CallExpr *Call) {
     return classifyStreamCall(Call, Enter, Facts, CalleeDefs);
   };
@@ -292,7 +289,8 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
                             "kernels run on it, unordered with the work queued on the stream it "
                             "expects");
     D << InLambda << FD->getNameAsString() << Enter->getSourceRange();
-    for (const FixItHint &Fix : guardFixes(Enter, Scope, GuardName, Facts, Ctx, WhyNot, WhyNotAt))
+    for (const FixItHint &Fix :
+         guardFixes(Enter, Scope, GuardName, Facts, CalleeDefs, Ctx, WhyNot, WhyNotAt))
       D << Fix;
   }
 
@@ -322,7 +320,7 @@ void CudaStreamNotRestoredCheck::checkSwitch(const FunctionDecl *FD, const Stmt 
 llvm::SmallVector<FixItHint, 4>
 CudaStreamNotRestoredCheck::guardFixes(const CallExpr *Enter, const ModeScope &Scope,
                                        llvm::StringRef GuardName, const FunctionFacts &Facts,
-                                       ASTContext &Ctx, std::string &WhyNot,
+                                       DefUseOf CalleeDefs, ASTContext &Ctx, std::string &WhyNot,
                                        const Stmt *&WhyNotAt) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LangOpts = getLangOpts();
@@ -339,9 +337,6 @@ CudaStreamNotRestoredCheck::guardFixes(const CallExpr *Enter, const ModeScope &S
     return Fixes;
   }
   const auto *Restore = cast<CallExpr>(cast<Expr>(Scope.RestoreStmt)->IgnoreImplicit());
-  auto CalleeDefs = [&](const FunctionDecl *Callee) -> const DefUse & {
-    return core().facts(Callee, Ctx).defUse();
-  };
   if (classifyStreamCall(Restore, Enter, Facts, CalleeDefs) != ModeCall::Unknown) {
     WhyNot = "it switches to the default stream, not back to the one current before, which "
              "a guard would restore";

@@ -26,14 +26,15 @@ public:
 
 private:
   /// What one switch of the body (\p Enter) leaves: decide, then diagnose.
+  /// \p CalleeDefs: the definitions of a callee's body (the core's facts).
   void checkSwitch(const FunctionDecl *FD, const Stmt *Body, const CallExpr *Enter,
                    llvm::ArrayRef<const CallExpr *> Restores, llvm::StringRef GuardName,
-                   const FunctionFacts &Facts, ASTContext &Ctx);
+                   const FunctionFacts &Facts, DefUseOf CalleeDefs, ASTContext &Ctx);
   /// The fix-its that turn the switch and its restore into a guard scope,
   /// when that is provably the same; otherwise none, and a note says why.
   llvm::SmallVector<FixItHint, 4> guardFixes(const CallExpr *Enter, const ModeScope &Scope,
-                                             llvm::StringRef GuardName,
-                                             const FunctionFacts &Facts, ASTContext &Ctx,
+                                             llvm::StringRef GuardName, const FunctionFacts &Facts,
+                                             DefUseOf CalleeDefs, ASTContext &Ctx,
                                              std::string &WhyNot, const Stmt *&WhyNotAt);
   utils::IncludeInserter Inserter;
 };

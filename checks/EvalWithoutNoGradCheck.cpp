@@ -204,7 +204,7 @@ EvalWithoutNoGradCheck::GuardKind EvalWithoutNoGradCheck::guardFor(const Finding
     return Guard;
   auto [It, New] = ResultsStay.try_emplace(F.Function->getCanonicalDecl(), false);
   if (New)
-    It->second = resultsStayIn(F.Function);
+    It->second = resultsStayIn(core().facts(F.Function, F.Function->getASTContext()));
   return It->second ? GuardKind::InferenceMode : Guard;
 }
 

@@ -5,7 +5,6 @@
 #include "History.h"
 #include "TorchNames.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -90,7 +89,7 @@ llvm::SmallVector<const CXXMethodDecl *, 2> heldForwards(const CXXOperatorCallEx
 /// keeps none of it (returning it is allowed: the caller's history analysis
 /// follows the result). Returns are not this walk's: the caller asks
 /// HistoryAnalysis::returnsHistory where it matters.
-class EscapeFinder : public RecursiveASTVisitor<EscapeFinder> {
+class EscapeFinder {
 public:
   using CalleePolicy = llvm::function_ref<bool(const FunctionDecl *)>;
   EscapeFinder() = default;
@@ -117,94 +116,92 @@ public:
   /// A constructor's walk: its own data members are its storage.
   void setThisIsOwn() { ThisIsOwn = true; }
 
-  bool Escapes = false;
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    // A local object used but as the object of a method call (copied,
-    // passed, returned, its fields read): it may take its history along.
-    return Objects && Objects->contains(DRE->getDecl()) && !Objects->MethodObjects.contains(DRE)
-               ? escape()
-               : true;
+  /// True when one of \p Nodes (the facts' nodes of the body or of its
+  /// member initialisers) lets a value leave.
+  bool anyEscapes(llvm::ArrayRef<FunctionFacts::Node> Nodes) const {
+    return llvm::any_of(
+        Nodes, [&](const FunctionFacts::Node &N) { return N.Var ? escapes(N.Var) : escapes(N.S); });
   }
-  bool VisitLambdaExpr(LambdaExpr *) { return escape(); } // it may outlive the call
-  bool VisitCXXNewExpr(CXXNewExpr *New) { return tensorish(New->getAllocatedType()) ? escape() : true; }
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->hasLocalStorage() || !tensorish(VD->getType()))
+
+private:
+  bool escapes(const Stmt *S) const {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      // A local object used but as the object of a method call (copied,
+      // passed, returned, its fields read): it may take its history along.
+      return Objects && Objects->contains(DRE->getDecl()) && !Objects->MethodObjects.contains(DRE);
+    if (isa<LambdaExpr>(S)) // it may outlive the call
       return true;
-    return !History || !VD->getInit() || carries(VD->getInit()) ? escape() : true;
+    if (const auto *New = dyn_cast<CXXNewExpr>(S))
+      return tensorish(New->getAllocatedType());
+    if (const auto *B = dyn_cast<BinaryOperator>(S))
+      return B->isAssignmentOp() &&
+             writeLeaves(B->getLHS(), B->getRHS(), B->getOpcode() == BO_Assign);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+      return escapes(Op);
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+      return escapes(MC);
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+          llvm::is_contained({"swap", "exchange", "iter_swap"}, FD->getName()))
+        return true;
+      return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) && !keepsNothing(Call);
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      if (!Ctor || isLibraryDecl(Ctor->getParent()) ||
+          (Objects && Objects->Constructs.contains(Construct)))
+        return false;
+      return llvm::any_of(Construct->arguments(), [&](const Expr *Arg) {
+        return tensorish(Arg->getType()) && carries(Arg);
+      });
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(S)) {
+      const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl();
+      if (!RD || isLibraryDecl(RD) || (Objects && Objects->Constructs.contains(Init)))
+        return false;
+      return llvm::any_of(
+          Init->inits(), [&](const Expr *E) { return E && tensorish(E->getType()) && carries(E); });
+    }
+    return false;
   }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    return B->isAssignmentOp() &&
-                   writeLeaves(B->getLHS(), B->getRHS(), B->getOpcode() == BO_Assign)
-               ? escape()
-               : true;
+  bool escapes(const VarDecl *VD) const {
+    if (VD->hasLocalStorage() || !tensorish(VD->getType()))
+      return false;
+    return !History || !VD->getInit() || carries(VD->getInit());
   }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+  bool escapes(const CXXOperatorCallExpr *Op) const {
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      return writeLeaves(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal) ? escape()
-                                                                                      : true;
+      return writeLeaves(Op->getArg(0), Op->getArg(1), Op->getOperator() == OO_Equal);
     if (History && isForwardCall(Op)) // a holder's call runs its module's forward
       for (const CXXMethodDecl *Fwd : heldForwards(Op))
         if (!Callee(Fwd))
-          return escape();
+          return true;
     const FunctionDecl *FD = Op->getDirectCallee();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) && !keepsNothing(Op) ? escape() : true;
+    return (!FD || !isLibraryDecl(FD)) && passesTensor(Op, 0) && !keepsNothing(Op);
   }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
+  bool escapes(const CXXMemberCallExpr *MC) const {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     const Expr *Obj = MC->getImplicitObjectArgument();
     if (!MD || !Obj)
-      return escape();
+      return true;
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
         DRE && Objects && Objects->contains(DRE->getDecl()))
-      return keepsNothing(MC) ? true : escape(); // the object holds history
+      return !keepsNothing(MC); // the object holds history
     // Tensor's in-place methods are const members named with a trailing '_'.
     bool Mutates = !MD->isConst() || (MD->getIdentifier() && MD->getName().ends_with("_"));
     QualType ObjType = Obj->getType();
     if (ObjType->isPointerType())
       ObjType = ObjType->getPointeeType();
-    if (Mutates && tensorish(ObjType) && !ownStorage(Obj) &&
-        (!History || passesTensor(MC, 0)))
-      return escape();
+    if (Mutates && tensorish(ObjType) && !ownStorage(Obj) && (!History || passesTensor(MC, 0)))
+      return true;
     if (isLibraryDecl(MD))
-      return true;
+      return false;
     if (isForwardCall(MC))
-      return !History || keepsNothing(MC) ? true : escape(); // a forward of the user's may keep state
-    return passesTensor(MC, 0) && !keepsNothing(MC) ? escape() : true;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
-      return true;
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-        llvm::is_contained({"swap", "exchange", "iter_swap"}, FD->getName()))
-      return escape();
-    return (!FD || !isLibraryDecl(FD)) && passesTensor(Call, 0) && !keepsNothing(Call) ? escape() : true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    const CXXConstructorDecl *Ctor = Construct->getConstructor();
-    if (!Ctor || isLibraryDecl(Ctor->getParent()) || (Objects && Objects->Constructs.contains(Construct)))
-      return true;
-    for (const Expr *Arg : Construct->arguments())
-      if (tensorish(Arg->getType()) && carries(Arg))
-        return escape();
-    return true;
-  }
-  bool VisitInitListExpr(InitListExpr *Init) {
-    const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl();
-    if (!RD || isLibraryDecl(RD) || (Objects && Objects->Constructs.contains(Init)))
-      return true;
-    for (const Expr *E : Init->inits())
-      if (E && tensorish(E->getType()) && carries(E))
-        return escape();
-    return true;
+      return History && !keepsNothing(MC); // a forward of the user's may keep state
+    return passesTensor(MC, 0) && !keepsNothing(MC);
   }
 
-private:
-  bool escape() {
-    Escapes = true;
-    return false; // stops the walk
-  }
   /// Without a history analysis every tensor counts.
   bool carries(const Expr *E) const {
     return !History || History->carriesHistory(E) ||
@@ -274,27 +271,26 @@ public:
   bool carriesHistory(const Expr *E) const { return carries(E); }
 };
 
-/// The return values of a body (not of its lambdas) and the data members and
+/// The return values of a body (its lambdas' too: a body that spells a
+/// lambda escapes before they are asked about) and the data members and
 /// globals of tensor type it names: what the inference rule asks about.
-class StateAndReturns : public RecursiveASTVisitor<StateAndReturns> {
-public:
+struct StateAndReturns {
   llvm::SmallVector<const Expr *, 4> Returns;
   llvm::SmallVector<const ValueDecl *, 8> State;
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitReturnStmt(ReturnStmt *R) {
-    if (const Expr *V = R->getRetValue())
-      Returns.push_back(V);
-    return true;
-  }
-  bool VisitMemberExpr(MemberExpr *ME) {
-    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-      add(Field);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && !VD->hasLocalStorage())
-      add(VD);
-    return true;
+
+  explicit StateAndReturns(const FunctionFacts &Facts) {
+    for (const FunctionFacts::Node &N : Facts.nodes()) {
+      if (const auto *R = dyn_cast_or_null<ReturnStmt>(N.S)) {
+        if (const Expr *V = R->getRetValue())
+          Returns.push_back(V);
+      } else if (const auto *ME = dyn_cast_or_null<MemberExpr>(N.S)) {
+        if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+          add(Field);
+      } else if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(N.S)) {
+        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && !VD->hasLocalStorage())
+          add(VD);
+      }
+    }
   }
 
 private:
@@ -338,26 +334,30 @@ const Expr *constructionOf(const Expr *E) {
 /// The local variables of a body of the user's class types initialised by a
 /// construction, and the references to any variable that are the object of
 /// a method call (the only use findLocalObjects allows).
-class LocalObjectCandidates : public RecursiveASTVisitor<LocalObjectCandidates> {
-public:
+struct LocalObjectCandidates {
   llvm::SmallVector<std::pair<const VarDecl *, const Expr *>, 4> Candidates;
   llvm::SmallPtrSet<const DeclRefExpr *, 8> MethodObjects;
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitVarDecl(VarDecl *VD) {
+
+  explicit LocalObjectCandidates(const FunctionFacts &Facts) {
+    for (const FunctionFacts::Node &N : Facts.nodes()) {
+      if (N.Var)
+        variable(N.Var);
+      else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(N.S))
+        if (const Expr *Obj = MC->getImplicitObjectArgument())
+          if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts()))
+            MethodObjects.insert(DRE);
+    }
+  }
+
+private:
+  void variable(const VarDecl *VD) {
     if (!VD->getInit() || !isOwnStorage(VD) || tensorish(VD->getType()))
-      return true;
+      return;
     const CXXRecordDecl *RD = VD->getType()->getAsCXXRecordDecl();
     if (!RD || !RD->hasDefinition() || RD->isLambda() || isLibraryDecl(RD))
-      return true;
+      return;
     if (const Expr *Construction = constructionOf(VD->getInit()))
       Candidates.push_back({VD, Construction});
-    return true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *MC) {
-    if (const Expr *Obj = MC->getImplicitObjectArgument())
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts()))
-        MethodObjects.insert(DRE);
-    return true;
   }
 };
 
@@ -406,23 +406,20 @@ bool reachesUnseenCall(const Expr *E, const HistoryAnalysis &History, const ASTC
 /// True when no tensor \p FD computes can reach autograd after it returns:
 /// it returns no tensor, and nothing in its body lets one outlive it
 /// (EscapeFinder).
-bool resultsStayIn(const FunctionDecl *FD) {
-  const FunctionDecl *Def = FD->getDefinition();
+bool resultsStayIn(const FunctionFacts &Facts) {
+  const FunctionDecl *Def = Facts.function();
   if (!Def || !Def->getBody() || tensorish(Def->getReturnType()) || Def->isDependentContext())
     return false;
-  EscapeFinder Finder;
-  Finder.TraverseStmt(Def->getBody());
-  return !Finder.Escapes;
+  return !EscapeFinder().anyEscapes(Facts.nodes());
 }
 
 bool HistoryEscapes::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
                                     bool ResultMayCarry, bool ThisIsOwn) {
   // The parameters are taken to carry history: a guard over the whole body
   // would cut a history that the caller's values bring in, too.
-  const Stmt *Body = FD->getBody();
+  const FunctionFacts &Facts = History.facts(FD);
   const HistoryAnalysis &Carried = History.analysis(FD, Ctx, /*ParamsCarry=*/true);
-  StateAndReturns Seen;
-  Seen.TraverseStmt(const_cast<Stmt *>(Body));
+  StateAndReturns Seen(Facts);
   auto KeepsNothing = [&](const FunctionDecl *Callee) { return keepsNoHistory(Callee, Ctx, Budget); };
   EscapeFinder Finder(Carried, History.analysis(FD, Ctx, /*ParamsCarry=*/false), KeepsNothing,
                       Seen.State, FD->parameters());
@@ -434,8 +431,7 @@ bool HistoryEscapes::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, uns
   // when its constructor keeps nothing but in the object and the class ends
   // with its objects; what its methods return carries its history.
   EscapeFinder::LocalObjects Objects;
-  LocalObjectCandidates Candidates;
-  Candidates.TraverseStmt(const_cast<Stmt *>(Body));
+  LocalObjectCandidates Candidates(Facts);
   Objects.MethodObjects = std::move(Candidates.MethodObjects);
   Finder.setObjects(&Objects);
   for (const auto &[VD, Construction] : Candidates.Candidates) {
@@ -454,13 +450,8 @@ bool HistoryEscapes::historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, uns
     Objects.Constructs.insert(Construction);
   }
 
-  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD); Ctor && ThisIsOwn)
-    for (const CXXCtorInitializer *Init : Ctor->inits())
-      if (Init->isWritten() && Init->getInit())
-        Finder.TraverseStmt(const_cast<Expr *>(Init->getInit()));
-  if (!Finder.Escapes)
-    Finder.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Finder.Escapes)
+  if ((ThisIsOwn && Finder.anyEscapes(Facts.initializerNodes())) ||
+      Finder.anyEscapes(Facts.nodes()))
     return false;
   return ResultMayCarry || llvm::none_of(Seen.Returns, [&](const Expr *R) {
            return tensorish(R->getType()) &&

@@ -25,6 +25,10 @@
 //     the class has no base and no destructor that does something: then the
 //     object may only be the object of method calls that keep nothing (any
 //     other use leaves), and what they return carries its history.
+//   - Neither walks the body: both read the facts' nodes (FunctionFacts::nodes,
+//     and initializerNodes for a constructor's member initialisers); the
+//     returns, the state read and the local-object candidates come from them
+//     too.
 //   - The analysis core owns one HistoryEscapes per translation unit
 //     (AnalysisCore::escapes); the check and the summaries' writer ask it.
 //
@@ -40,14 +44,16 @@
 
 namespace clang::tidy::torch_check {
 
+class FunctionFacts;
 class HistoryFunctions;
 
 /// \p T may hold a tensor (through a reference too).
 bool tensorish(QualType T);
 
-/// True when no tensor \p FD computes can reach autograd after it returns:
-/// it returns no tensor, and nothing in its body lets one outlive it.
-bool resultsStayIn(const FunctionDecl *FD);
+/// True when no tensor the function of \p Facts (a definition) computes can
+/// reach autograd after it returns: it returns no tensor, and none of its
+/// body's nodes lets one outlive it.
+bool resultsStayIn(const FunctionFacts &Facts);
 
 class HistoryEscapes {
 public:

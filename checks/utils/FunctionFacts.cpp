@@ -48,36 +48,60 @@ const ValueDecl *storageVariable(const Expr *E) {
 // ---- facts ------------------------------------------------------------------
 
 namespace {
-class FactCollector : public RecursiveASTVisitor<FactCollector> {
+/// The walk's order and lambda membership (FunctionFacts::Node), shared by
+/// the body's walk and the constructor initialisers' (initializerNodes).
+/// RecursiveASTVisitor calls VisitStmt before the Visit of the node's own
+/// class.
+template <typename Derived> class NodeWalk : public RecursiveASTVisitor<Derived> {
+public:
+  explicit NodeWalk(std::vector<FunctionFacts::Node> &Nodes) : Nodes(Nodes) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    Open.push_back(L);
+    bool R = RecursiveASTVisitor<Derived>::TraverseLambdaExpr(L);
+    Open.pop_back();
+    return R;
+  }
+  bool VisitStmt(Stmt *S) {
+    const LambdaExpr *In = Open.empty() ? nullptr : Open.back();
+    if (In == S)
+      In = Open.size() > 1 ? Open[Open.size() - 2] : nullptr;
+    Nodes.push_back({S, nullptr, In});
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *VD) {
+    Nodes.push_back({nullptr, VD, Open.empty() ? nullptr : Open.back()});
+    return true;
+  }
+
+protected:
+  std::vector<FunctionFacts::Node> &Nodes;
+  /// The lambdas being walked, innermost last.
+  llvm::SmallVector<const LambdaExpr *, 2> Open;
+};
+
+/// The nodes of a constructor's written member initialisers.
+class InitializerWalk : public NodeWalk<InitializerWalk> {
+public:
+  using NodeWalk::NodeWalk;
+};
+
+class FactCollector : public NodeWalk<FactCollector> {
 public:
   FactCollector(std::vector<Fact> &Facts, std::vector<CallSite> &Calls,
                 llvm::SmallPtrSetImpl<const IdentifierInfo *> &Names,
                 llvm::SmallVectorImpl<std::pair<const CallExpr *, const FunctionDecl *>> &UserCalls,
                 bool &FollowsCalls, std::bitset<NUM_OVERLOADED_OPERATORS> &Operators,
                 FunctionFacts::BodyShape &Shape, FunctionFacts::NameIndex &Index, ASTContext &Ctx)
-      : Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls), FollowsCalls(FollowsCalls),
-        Operators(Operators), Shape(Shape), Index(Index), Ctx(Ctx) {}
-
-  bool shouldVisitTemplateInstantiations() const { return false; }
-  bool shouldVisitImplicitCode() const { return false; }
+      : NodeWalk(Index.Nodes), Facts(Facts), Calls(Calls), Names(Names), UserCalls(UserCalls),
+        FollowsCalls(FollowsCalls), Operators(Operators), Shape(Shape), Index(Index), Ctx(Ctx) {}
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
     Shape.Lambda = true;
     Index.Lambdas.push_back(L);
-    Open.push_back(L);
-    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
-    Open.pop_back();
-    return R;
-  }
-
-  // Every node, in the walk's order (nodes()): RecursiveASTVisitor calls
-  // VisitStmt before the Visit of the node's own class.
-  bool VisitStmt(Stmt *S) {
-    const LambdaExpr *In = Open.empty() ? nullptr : Open.back();
-    if (In == S)
-      In = Open.size() > 1 ? Open[Open.size() - 2] : nullptr;
-    Index.Nodes.push_back({S, nullptr, In});
-    return true;
+    return NodeWalk::TraverseLambdaExpr(L);
   }
 
   bool VisitCXXForRangeStmt(CXXForRangeStmt *For) {
@@ -116,7 +140,7 @@ public:
   }
 
   bool VisitVarDecl(VarDecl *VD) {
-    Index.Nodes.push_back({nullptr, VD, Open.empty() ? nullptr : Open.back()});
+    NodeWalk::VisitVarDecl(VD);
     switch (guardVarEffect(VD, Ctx)) {
     case GradEffect::Disables:
       add(Fact::GradOff, VD->getInit() ? static_cast<const Stmt *>(VD->getInit()) : nullptr, VD);
@@ -391,8 +415,6 @@ private:
   std::bitset<NUM_OVERLOADED_OPERATORS> &Operators;
   FunctionFacts::BodyShape &Shape;
   FunctionFacts::NameIndex &Index;
-  /// The lambdas being walked, innermost last.
-  llvm::SmallVector<const LambdaExpr *, 2> Open;
   ASTContext &Ctx;
 };
 } // namespace
@@ -426,6 +448,17 @@ const Fact *FunctionFacts::factFor(const Stmt *S, Fact::Kind K) const {
     if (F.S == S && F.K == K)
       return &F;
   return nullptr;
+}
+
+llvm::ArrayRef<FunctionFacts::Node> FunctionFacts::initializerNodes() const {
+  if (!Initializers) {
+    Initializers = std::make_unique<std::vector<Node>>();
+    if (const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(FD))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getInit())
+          InitializerWalk(*Initializers).TraverseStmt(Init->getInit());
+  }
+  return *Initializers;
 }
 
 const ParentMap &FunctionFacts::parents() const {

@@ -206,6 +206,10 @@ public:
   /// that needs nodes the facts do not classify reads them here instead of
   /// walking the body again: same nodes, same order.
   llvm::ArrayRef<Node> nodes() const { return Names.Nodes; }
+  /// The nodes of a constructor's written member initialisers, walked as
+  /// nodes() walks the body, on first use (none for other functions). The
+  /// facts do not cover them.
+  llvm::ArrayRef<Node> initializerNodes() const;
 
   /// The body's variables as the walk meets them (references, declaration,
   /// lambdas above).
@@ -288,6 +292,7 @@ private:
   BodyShape Shape;
   NameIndex Names;
   mutable std::unique_ptr<ParentMap> PM;
+  mutable std::unique_ptr<std::vector<Node>> Initializers;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<DefUse> Defs;
   mutable std::unique_ptr<GradGuardCache> Guards;

@@ -388,6 +388,26 @@ int64_t sample_registered(Actor &actor, torch::Tensor obs) {
   return r.get().argmax().item<int64_t>();
 }
 
+// A member initialiser that hands its argument to a function that keeps it
+// (the constructor's body is empty: the initialiser alone lets it leave).
+torch::Tensor stash(const torch::Tensor &t) {
+  memory.push_back(t);
+  return t;
+}
+class Stashing {
+public:
+  explicit Stashing(torch::Tensor t) : value(stash(t)) {}
+  torch::Tensor get() { return value; }
+
+private:
+  torch::Tensor value;
+};
+int64_t sample_stashing(Actor &actor, torch::Tensor obs) {
+  auto out = actor(obs);
+  Stashing s(out);
+  return s.get().argmax().item<int64_t>();
+}
+
 // A destructor that does something with what the object holds.
 class Flushing {
 public:

@@ -586,6 +586,33 @@ void f(Box &b, Box *p) {
   ASSERT_NE(Bump, nullptr);
 }
 
+// A constructor's written member initialisers, walked apart from its body
+// (the escape analysis reads both for a constructor that builds a local
+// object); implicit initialisers and other functions have none.
+TEST(Facts, ConstructorInitializerNodes) {
+  auto P = parse(R"cpp(
+struct Pair {
+  int first;
+  int second = 2;
+  Pair(int a) : first(a + 1) { int b = a; }
+};
+int twice(int x) { return x + x; }
+)cpp");
+  const FunctionFacts &Ctor = P->Core.facts(P->function("Pair::Pair"), P->ctx());
+  std::vector<std::string> Refs;
+  for (const FunctionFacts::Node &N : Ctor.initializerNodes())
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(N.S))
+      Refs.push_back(DRE->getDecl()->getName().str());
+  // `first(a + 1)` only: `second`'s default initialiser is not written here.
+  EXPECT_EQ(Refs, (std::vector<std::string>{"a"}));
+  ASSERT_FALSE(Ctor.initializerNodes().empty());
+  EXPECT_TRUE(isa<BinaryOperator>(Ctor.initializerNodes().front().S));
+  // The body's nodes do not include the initialiser: its variable is `b`.
+  for (const FunctionFacts::Node &N : Ctor.nodes())
+    EXPECT_FALSE(N.S && N.S == Ctor.initializerNodes().front().S);
+  EXPECT_TRUE(P->Core.facts(P->function("twice"), P->ctx()).initializerNodes().empty());
+}
+
 // Where a body's variables get their values (DefUse.h), as the core keeps
 // them for the checks: sources, whole assignments, other modifications,
 // variables handed to a callee by non-const reference, range-for variables.

@@ -214,7 +214,7 @@ void AutocastNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     return;
   const ParentMap &PM = Facts.parents();
   const ExecutionOrder &Order = Facts.order();
-  auto AllNames = declaredNames(Body);
+  auto AllNames = declaredNames(Facts);
   const std::string GuardName = freshName("autocast", AllNames);
 
   for (const auto &[Enable, Switch] : Enables) {

@@ -226,7 +226,7 @@ void CudaStreamNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stm
   if (destructorSetsMode(FD, AnySet))
     return;
   const ParentMap &PM = Facts.parents();
-  const std::string GuardName = freshName("stream_guard", declaredNames(Body));
+  const std::string GuardName = freshName("stream_guard", declaredNames(Facts));
   for (const CallExpr *Enter : Enters)
     checkSwitch(FD, Body, Enter, Restores, GuardName, Facts, CalleeDefs, Ctx);
 }

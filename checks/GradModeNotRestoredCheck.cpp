@@ -68,7 +68,7 @@ void GradModeNotRestoredCheck::checkFunction(const FunctionDecl *FD, const Stmt 
     return Callee && isNamed(dyn_cast<CXXRecordDecl>(Callee->getDeclContext()), names::GradMode);
   };
   auto AnyCall = [](const CallExpr *) { return true; };
-  const std::string GuardName = freshName("no_grad", declaredNames(Body));
+  const std::string GuardName = freshName("no_grad", declaredNames(Facts));
 
   for (const CallExpr *Disable : Disables) {
     const Stmt *CodeBody = enclosingCodeBody(Disable, PM, Body);

@@ -350,50 +350,49 @@ bool mayKeepGraphState(const CXXRecordDecl *RD, unsigned Depth, bool Unknown) {
   return false;
 }
 
-/// Where a value leaves the function: a `return`, or a store into storage
-/// that outlives the call (a data member, a global or static, a reference
-/// parameter or reference variable: `kept_ = loss`, `out = loss`,
-/// `history_.push_back(loss)`, `member_.add_(loss)`). Lambdas included.
-class EscapeCollector : public RecursiveASTVisitor<EscapeCollector> {
-public:
-  /// The statement and the value that leaves.
-  llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Escapes;
+/// \p Target, written, is storage that outlives the call: a data member, a
+/// global or static, a reference or pointer variable, `*p`, `f()`.
+bool outlivesCall(const Expr *Target) {
+  const ValueDecl *Storage = storageOf(Target);
+  if (!Storage)
+    return !isa<DeclRefExpr>(Target->IgnoreParenImpCasts()); // `*p = v`, `f() = v`
+  const auto *VD = dyn_cast<VarDecl>(Storage);
+  if (!VD)
+    return true; // a data member
+  return VD->hasGlobalStorage() || VD->getType()->isReferenceType() ||
+         VD->getType()->isPointerType();
+}
 
-  bool VisitReturnStmt(ReturnStmt *Return) {
-    if (const Expr *Value = Return->getRetValue())
-      Escapes.push_back({Return, Value});
-    return true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp() && outlivesCall(BO->getLHS()))
-      Escapes.push_back({BO, BO->getRHS()});
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 && outlivesCall(Op->getArg(0)))
-      Escapes.push_back({Op, Op->getArg(1)});
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+/// Where a value leaves the function, read from the facts' nodes (lambdas
+/// included): a `return`, or a store into storage that outlives the call
+/// (`kept_ = loss`, `out = loss`, `history_.push_back(loss)`,
+/// `member_.add_(loss)`). Each with the statement and the value that leaves,
+/// in the walk's order.
+llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4>
+valuesLeaving(const FunctionFacts &Facts) {
+  llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Result;
+  for (const FunctionFacts::Node &N : Facts.nodes()) {
+    if (!N.S)
+      continue;
+    if (const auto *Return = dyn_cast<ReturnStmt>(N.S)) {
+      if (const Expr *Value = Return->getRetValue())
+        Result.push_back({Return, Value});
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(N.S)) {
+      if (BO->isAssignmentOp() && outlivesCall(BO->getLHS()))
+        Result.push_back({BO, BO->getRHS()});
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(N.S)) {
+      if (Op->isAssignmentOp() && Op->getNumArgs() == 2 && outlivesCall(Op->getArg(0)))
+        Result.push_back({Op, Op->getArg(1)});
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(N.S)) {
       if (const CXXMethodDecl *MD = MC->getMethodDecl();
           MD && !MD->isConst() && isTensorish(MC->getImplicitObjectArgument()->getType()) &&
           outlivesCall(MC->getImplicitObjectArgument()))
-        for (const Expr *Arg : Call->arguments())
-          Escapes.push_back({MC, Arg});
-    return true;
+        for (const Expr *Arg : MC->arguments())
+          Result.push_back({MC, Arg});
+    }
   }
-
-private:
-  static bool outlivesCall(const Expr *Target) {
-    const ValueDecl *Storage = storageOf(Target);
-    if (!Storage)
-      return !isa<DeclRefExpr>(Target->IgnoreParenImpCasts()); // `*p = v`, `f() = v`
-    const auto *VD = dyn_cast<VarDecl>(Storage);
-    if (!VD)
-      return true; // a data member
-    return VD->hasGlobalStorage() || VD->getType()->isReferenceType() ||
-           VD->getType()->isPointerType();
-  }
-};
+  return Result;
+}
 
 /// The tensors a backward pass reads, followed back through the variables
 /// their values come from, and whether one of them may hold a graph from
@@ -414,7 +413,7 @@ struct Closure {
   }
 };
 
-/// Where values leave the body (EscapeCollector), with the variables each
+/// Where values leave the body (valuesLeaving), with the variables each
 /// one reads, and the variables the sources of each variable read.
 struct Escapes {
   struct Site {
@@ -931,9 +930,7 @@ const Escapes &RetainGraphAnalysis::escapes() {
     Reads.TraverseStmt(const_cast<Expr *>(E));
     Out.append(Reads.Vars.begin(), Reads.Vars.end());
   };
-  EscapeCollector Collect;
-  Collect.TraverseStmt(const_cast<Stmt *>(Body));
-  for (const auto &[S, Value] : Collect.Escapes) {
+  for (const auto &[S, Value] : valuesLeaving(Shared)) {
     Leaving->Sites.push_back({S, {}});
     ReadsOf(Value, Leaving->Sites.back().Reads);
   }

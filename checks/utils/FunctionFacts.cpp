@@ -139,6 +139,12 @@ public:
     return true;
   }
 
+  bool VisitNamedDecl(NamedDecl *ND) {
+    if (ND->getIdentifier())
+      Index.Named.push_back(ND);
+    return true;
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     NodeWalk::VisitVarDecl(VD);
     switch (guardVarEffect(VD, Ctx)) {

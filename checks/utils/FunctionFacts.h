@@ -206,6 +206,11 @@ public:
   /// that needs nodes the facts do not classify reads them here instead of
   /// walking the body again: same nodes, same order.
   llvm::ArrayRef<Node> nodes() const { return Names.Nodes; }
+  /// Every declaration with a name the body spells, in the walk's order:
+  /// its variables, its lambdas' parameters, local classes and their
+  /// members, type aliases (not labels: a label takes no variable's name).
+  /// What a fix-it's new name must not be.
+  llvm::ArrayRef<const NamedDecl *> namedDeclarations() const { return Names.Named; }
   /// The nodes of a constructor's written member initialisers, walked as
   /// nodes() walks the body, on first use (none for other functions). The
   /// facts do not cover them.
@@ -219,6 +224,7 @@ public:
     llvm::MapVector<const ValueDecl *, llvm::SmallVector<const MemberExpr *, 2>> Members;
     llvm::SmallVector<const LambdaExpr *, 2> Lambdas;
     std::vector<Node> Nodes;
+    std::vector<const NamedDecl *> Named;
   };
 
   /// What the walk notes about the body as a whole.

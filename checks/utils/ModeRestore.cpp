@@ -10,7 +10,6 @@
 #include "Traversal.h"
 
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -396,22 +395,11 @@ std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken) {
   return Base;
 }
 
-namespace {
-class NameCollector : public RecursiveASTVisitor<NameCollector> {
-public:
+llvm::SmallVector<std::string, 8> declaredNames(const FunctionFacts &Facts) {
   llvm::SmallVector<std::string, 8> Names;
-  bool VisitNamedDecl(NamedDecl *ND) {
-    if (ND->getIdentifier())
-      Names.push_back(ND->getName().str());
-    return true;
-  }
-};
-} // namespace
-
-llvm::SmallVector<std::string, 8> declaredNames(const Stmt *Body) {
-  NameCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(Body));
-  return std::move(Collector.Names);
+  for (const NamedDecl *ND : Facts.namedDeclarations())
+    Names.push_back(ND->getName().str());
+  return Names;
 }
 
 } // namespace clang::tidy::torch_check

@@ -42,6 +42,7 @@
 namespace clang::tidy::torch_check {
 
 class DefUse;
+class FunctionFacts;
 
 /// What a call does to the mode a check follows.
 enum class ModeCall {
@@ -153,8 +154,8 @@ bool destructorSetsMode(const FunctionDecl *FD, ModeClassifier Classify);
 /// \p Base, or \p Base followed by '_'s, so that it is none of \p Taken.
 std::string freshName(std::string Base, llvm::ArrayRef<std::string> Taken);
 
-/// The names declared in \p Body (for freshName).
-llvm::SmallVector<std::string, 8> declaredNames(const Stmt *Body);
+/// The names declared in the body of \p Facts (for freshName).
+llvm::SmallVector<std::string, 8> declaredNames(const FunctionFacts &Facts);
 
 } // namespace clang::tidy::torch_check
 

@@ -586,6 +586,30 @@ void f(Box &b, Box *p) {
   ASSERT_NE(Bump, nullptr);
 }
 
+// The names a body declares, whatever they name (a fix-it's new variable
+// must take none of them).
+TEST(Facts, NamedDeclarations) {
+  auto P = parse(R"cpp(
+int f(int n) {
+  struct no_grad { int guard; };
+  using stream_guard = int;
+  auto add = [](int autocast) { return autocast + 1; };
+  if (n < 0)
+    goto done;
+  n = add(n);
+done:
+  return n;
+}
+)cpp");
+  std::vector<std::string> Names;
+  for (const NamedDecl *ND : P->Core.facts(P->function("f"), P->ctx()).namedDeclarations())
+    Names.push_back(ND->getName().str());
+  // The parameter `n` is the function's, not the body's; a label lives in
+  // a namespace of its own and takes no variable's name.
+  EXPECT_EQ(Names, (std::vector<std::string>{"no_grad", "guard", "stream_guard", "add",
+                                             "autocast"}));
+}
+
 // A constructor's written member initialisers, walked apart from its body
 // (the escape analysis reads both for a constructor that builds a local
 // object); implicit initialisers and other functions have none.

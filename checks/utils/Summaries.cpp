@@ -6,7 +6,6 @@
 #include "Syncs.h"
 #include "TorchNames.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "CallGraph.h"
 #include "Traversal.h"
@@ -94,30 +93,22 @@ bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee
 }
 
 namespace {
-/// The functions a body calls (its lambdas included) without a definition in
-/// the translation unit.
-struct ExternalCalls : RecursiveASTVisitor<ExternalCalls> {
-  ExternalCalls(const ASTContext &Ctx, std::set<std::string> &USRs) : Ctx(Ctx), USRs(USRs) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool VisitCallExpr(CallExpr *C) {
-    if (const FunctionDecl *Ext = externalCallee(C, Ctx))
-      if (std::string U = usrOf(Ext); !U.empty())
-        USRs.insert(U);
-    return true;
-  }
-  const ASTContext &Ctx;
-  std::set<std::string> &USRs;
-};
+/// The USRs of the functions a body calls (its lambdas included) without a
+/// definition in the translation unit, from the facts' calls.
+void addExternalCalls(const FunctionFacts &F, const ASTContext &Ctx, std::set<std::string> &USRs) {
+  for (const CallSite &Site : F.calls())
+    if (const auto *C = dyn_cast<CallExpr>(Site.E))
+      if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+        if (std::string U = usrOf(Ext); !U.empty())
+          USRs.insert(U);
+}
 
 /// The variable declarations, assignments and calls of other files'
 /// functions of a body and of the lambdas it runs itself
-/// (FunctionFacts::runsLambda), and the body's returned values (not a
-/// lambda's), for the parameter flows.
-struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
-  BodyFlows(const ASTContext &Ctx, const FunctionFacts &F) : Ctx(Ctx), F(F) {}
-  const ASTContext &Ctx;
-  const FunctionFacts &F;
-  unsigned LambdaDepth = 0;
+/// (FunctionFacts::runsLambda; their bodies, not their captures or
+/// parameters), and the body's returned values (not a lambda's), for the
+/// parameter flows. Read from the facts' nodes.
+struct BodyFlows {
   /// Calls of functions defined in another translation unit.
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> External;
   /// Virtual calls of the user's methods (an interface's): which override
@@ -125,43 +116,53 @@ struct BodyFlows : RecursiveASTVisitor<BodyFlows> {
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 2> Virtual;
   llvm::SmallVector<std::pair<const ValueDecl *, const Expr *>, 16> Defs;
   llvm::SmallVector<const Expr *, 4> Returns;
-  bool TraverseLambdaExpr(LambdaExpr *L) {
-    if (!F.runsLambda(L))
-      return true;
-    ++LambdaDepth;
-    bool Result = TraverseStmt(L->getBody());
-    --LambdaDepth;
-    return Result;
-  }
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->getInit() && !isa<ParmVarDecl>(VD))
-      Defs.push_back({VD, VD->getInit()});
-    return true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp())
-      if (const ValueDecl *V = namedVariable(BO->getLHS()))
-        Defs.push_back({V, BO->getRHS()});
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-    if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
-      if (const ValueDecl *V = namedVariable(Op->getArg(0)))
-        Defs.push_back({V, Op->getArg(1)});
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    if (const FunctionDecl *Ext = externalCallee(C, Ctx))
-      External.push_back({C, Ext});
-    else if (const FunctionDecl *Callee = C->getDirectCallee();
-             Callee && isVirtualDispatch(C) && isUserFunction(Callee, Ctx))
-      Virtual.push_back({C, Callee->getCanonicalDecl()});
-    return true;
-  }
-  bool VisitReturnStmt(ReturnStmt *R) {
-    if (R->getRetValue() && LambdaDepth == 0)
-      Returns.push_back(R->getRetValue());
-    return true;
+
+  BodyFlows(const ASTContext &Ctx, const FunctionFacts &F) {
+    llvm::ArrayRef<FunctionFacts::Node> Nodes = F.nodes();
+    // A lambda's nodes are its captures and parameters, then its body (the
+    // walk's order): where its body starts, and whether the body runs it
+    // (it is run, and spelled in the body of a lambda that runs, if any).
+    struct LambdaInfo {
+      size_t BodyStart = SIZE_MAX;
+      bool Runs = false;
+    };
+    llvm::DenseMap<const LambdaExpr *, LambdaInfo> Lambdas;
+    auto Counts = [&](const FunctionFacts::Node &N, size_t I) {
+      if (!N.Lambda)
+        return true;
+      const LambdaInfo &In = Lambdas[N.Lambda];
+      return In.Runs && I >= In.BodyStart;
+    };
+    for (size_t I = 0; I < Nodes.size(); ++I) {
+      const FunctionFacts::Node &N = Nodes[I];
+      if (N.S && N.Lambda && N.S == N.Lambda->getBody())
+        Lambdas[N.Lambda].BodyStart = I;
+      if (const auto *L = dyn_cast_or_null<LambdaExpr>(N.S))
+        Lambdas[L].Runs = Counts(N, I) && F.runsLambda(L);
+      if (!Counts(N, I))
+        continue;
+      if (N.Var) {
+        if (N.Var->getInit() && !isa<ParmVarDecl>(N.Var))
+          Defs.push_back({N.Var, N.Var->getInit()});
+      } else if (const auto *BO = dyn_cast<BinaryOperator>(N.S)) {
+        if (BO->isAssignmentOp())
+          if (const ValueDecl *V = namedVariable(BO->getLHS()))
+            Defs.push_back({V, BO->getRHS()});
+      } else if (const auto *C = dyn_cast<CallExpr>(N.S)) {
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C);
+            Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+          if (const ValueDecl *V = namedVariable(Op->getArg(0)))
+            Defs.push_back({V, Op->getArg(1)});
+        if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+          External.push_back({C, Ext});
+        else if (const FunctionDecl *Callee = C->getDirectCallee();
+                 Callee && isVirtualDispatch(C) && isUserFunction(Callee, Ctx))
+          Virtual.push_back({C, Callee->getCanonicalDecl()});
+      } else if (const auto *R = dyn_cast<ReturnStmt>(N.S)) {
+        if (R->getRetValue() && !N.Lambda)
+          Returns.push_back(R->getRetValue());
+      }
+    }
   }
 };
 
@@ -205,9 +206,8 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     S.Name = Key->getQualifiedNameAsString();
     S.Params.resize(FD->getNumParams());
 
-    ExternalCalls(Ctx, Uses).TraverseStmt(const_cast<Stmt *>(F.body()));
+    addExternalCalls(F, Ctx, Uses);
     BodyFlows Flows(Ctx, F);
-    Flows.TraverseStmt(const_cast<Stmt *>(F.body()));
     // The variables computed from each parameter (flow-insensitive).
     std::vector<llvm::SmallPtrSet<const ValueDecl *, 8>> From(FD->getNumParams());
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {

@@ -154,6 +154,38 @@ void outer(torch::Tensor a, torch::Tensor b) { fill(a, b); }
   EXPECT_FALSE(P->summary("outer")->Params[1].WrittenInPlace);
 }
 
+// The parameter flows follow the lambdas the body runs (their bodies), not
+// the lambdas it only stores; a lambda's return is not the function's.
+TEST(Summaries, ParameterFlowsThroughLambdas) {
+  auto P = parse(R"cpp(
+#include <vector>
+void alias_run(std::vector<torch::Tensor> &all, torch::Tensor v) {
+  torch::Tensor a;
+  auto f = [&] { a = v; };
+  f();
+  all.push_back(a);
+}
+void alias_stored(std::vector<torch::Tensor> &all, torch::Tensor v) {
+  torch::Tensor a;
+  auto f = [&] { a = v; };
+  (void)f;
+  all.push_back(a);
+}
+torch::Tensor lambda_returns(torch::Tensor t, torch::Tensor u) {
+  auto f = [&] { return u; };
+  f();
+  return t;
+}
+)cpp");
+  ASSERT_TRUE(P->summary("alias_run") && P->summary("alias_stored"));
+  EXPECT_TRUE(P->summary("alias_run")->Params[1].Inserted);
+  EXPECT_FALSE(P->summary("alias_stored")->Params[1].Inserted);
+  const FunctionSummary *Returns = P->summary("lambda_returns");
+  ASSERT_TRUE(Returns);
+  EXPECT_TRUE(Returns->Params[0].Returned);
+  EXPECT_FALSE(Returns->Params[1].Returned);
+}
+
 TEST(Summaries, EffectsFlowAroundCyclesOfCalls) {
   auto P = parse(R"cpp(
 void ping(int n, torch::Tensor l);

@@ -18,9 +18,12 @@
 //     spelled in the body (marked InLambda). The same walk indexes the
 //     body's variables (each one's references and declaration, the lambdas
 //     spelled in it, the data members named: references, declaration,
-//     lambdas, memberReferences) and
-//     keeps every node it meets, in order (nodes): the other analyses of a
-//     body read them instead of walking it again.
+//     lambdas, memberReferences), records every named declaration
+//     (namedDeclarations) and keeps every node it meets, in order (nodes):
+//     the other analyses of a body read them instead of walking it again.
+//     It is the only walk of a body (checks/utils/README.md, "One walk of a
+//     body"); a constructor's member initialisers, outside the body, are
+//     recorded on first use by the same node recorder (initializerNodes).
 //   - The body's parent map (parents), execution order (order: the CFGs of
 //     the body and of the lambda bodies spelled in it, ExecutionOrder.h),
 //     definitions per variable (defUse: DefUse.h, read from the nodes) and

@@ -6,10 +6,9 @@
 #include "Syncs.h"
 #include "TorchNames.h"
 
-#include "clang/Basic/SourceManager.h"
 #include "CallGraph.h"
 #include "Traversal.h"
-#include "clang/Analysis/CallGraph.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Index/USRGeneration.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/Sequence.h"
@@ -177,23 +176,57 @@ bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &
   return false;
 }
 
+/// The calls between the functions being summarised, as the summaries
+/// compose them (the facts' UserCall sites, lambdas included), for the
+/// bottom-up order: callees before callers, each strongly connected
+/// component of mutual calls together.
+struct CallOrder {
+  struct Node {
+    const FunctionDecl *FD = nullptr; ///< canonical; null for the entry node
+    llvm::SmallVector<Node *, 4> Callees;
+  };
+  Node Entry;
+  std::vector<std::unique_ptr<Node>> Nodes;
+};
+
 } // namespace
+} // namespace clang::tidy::torch_check
+
+template <> struct llvm::GraphTraits<clang::tidy::torch_check::CallOrder::Node *> {
+  using NodeRef = clang::tidy::torch_check::CallOrder::Node *;
+  using ChildIteratorType = llvm::SmallVectorImpl<NodeRef>::iterator;
+  static NodeRef getEntryNode(NodeRef N) { return N; }
+  static ChildIteratorType child_begin(NodeRef N) { return N->Callees.begin(); }
+  static ChildIteratorType child_end(NodeRef N) { return N->Callees.end(); }
+};
+
+namespace clang::tidy::torch_check {
 
 void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx,
                          FactsFn FactsOf, DomainFn Domain,
                          const SummaryDocument *External) {
   clear();
-  llvm::SmallPtrSet<const FunctionDecl *, 32> Wanted;
-  clang::CallGraph CG;
+  // The order: the calls the summaries compose (UserCall facts), every
+  // function an entry.
+  CallOrder Graph;
+  llvm::DenseMap<const FunctionDecl *, CallOrder::Node *> NodeOf;
   for (const FunctionDecl *FD : Functions) {
-    Wanted.insert(FD->getCanonicalDecl());
-    CG.addToCallGraph(const_cast<FunctionDecl *>(FD));
+    CallOrder::Node *&N = NodeOf[FD->getCanonicalDecl()];
+    if (N)
+      continue;
+    Graph.Nodes.push_back(std::make_unique<CallOrder::Node>());
+    N = Graph.Nodes.back().get();
+    N->FD = FD->getCanonicalDecl();
+    Graph.Entry.Callees.push_back(N);
   }
-  // Every user function is an entry: static functions and members are not
-  // reachable from the graph's root otherwise.
-  for (const FunctionDecl *FD : Functions)
-    if (CallGraphNode *N = CG.getNode(FD->getCanonicalDecl()))
-      CG.getRoot()->addCallee(CallGraphNode::CallRecord(N, nullptr));
+  for (const FunctionDecl *FD : Functions) {
+    CallOrder::Node *Caller = NodeOf.lookup(FD->getCanonicalDecl());
+    for (const Fact *Call : FactsOf(FD).of(Fact::UserCall))
+      if (CallOrder::Node *Callee =
+              Call->Callee ? NodeOf.lookup(Call->Callee->getCanonicalDecl()) : nullptr;
+          Callee && !llvm::is_contained(Caller->Callees, Callee))
+        Caller->Callees.push_back(Callee);
+  }
 
   llvm::SmallPtrSet<const FunctionDecl *, 32> Done;
 
@@ -482,26 +515,17 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     }
   };
 
-  for (auto SCC = llvm::scc_begin(&CG); !SCC.isAtEnd(); ++SCC) {
+  for (auto SCC = llvm::scc_begin(&Graph.Entry); !SCC.isAtEnd(); ++SCC) {
     llvm::SmallPtrSet<const FunctionDecl *, 4> Members;
-    for (const CallGraphNode *N : *SCC)
-      if (const auto *FD = dyn_cast_or_null<FunctionDecl>(N->getDecl()))
-        if (Wanted.contains(FD->getCanonicalDecl()))
-          Members.insert(FD->getCanonicalDecl());
+    for (const CallOrder::Node *N : *SCC)
+      if (N->FD)
+        Members.insert(N->FD);
     for (const FunctionDecl *FD : Functions)
       if (Members.contains(FD->getCanonicalDecl()) && Done.insert(FD->getCanonicalDecl()).second)
         Summarise(FD, Members);
     if (SCC.hasCycle())
       RelaxCycle(Members);
   }
-  // Functions clang's graph leaves out (uninstantiated templates): callers
-  // only, summarised last.
-  for (const FunctionDecl *FD : Functions)
-    if (Done.insert(FD->getCanonicalDecl()).second) {
-      llvm::SmallPtrSet<const FunctionDecl *, 4> Self;
-      Self.insert(FD->getCanonicalDecl());
-      Summarise(FD, Self);
-    }
 }
 
 } // namespace clang::tidy::torch_check

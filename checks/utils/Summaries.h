@@ -4,9 +4,11 @@
 // translation unit.
 //
 // Design:
-//   - the graph is clang's CallGraph (Analysis/CallGraph.h), fed with the
-//     user's function definitions only (never LibTorch's headers), and walked
-//     with llvm::scc_iterator, which yields the strongly connected components
+//   - the graph is the calls the summaries compose: each function's UserCall
+//     facts (FunctionFacts, lambdas included), between the user's function
+//     definitions only (never LibTorch's headers); no walk and no call graph
+//     of its own. It is walked with llvm::scc_iterator, which yields the
+//     strongly connected components
 //     callees first: when a function is summarised, every function it calls
 //     outside its own component already is. Calls inside a component
 //     (recursion) add nothing: a cycle adds no path. Each summary is computed

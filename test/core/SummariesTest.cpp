@@ -352,6 +352,27 @@ void check(Net &m, std::vector<int> &l) { test_loop(m, l); }
   EXPECT_EQ(P->summary("check")->Eval, 1u);
 }
 
+// Callees are summarised before their callers whatever the order of the
+// definitions, through the calls the summaries compose: a call in a lambda the
+// body runs, a call through a template's instantiation, a cycle.
+TEST(Summaries, CalleesBeforeCallers) {
+  auto P = parse(R"cpp(
+void inner(Net &m, torch::Tensor x);
+template <class T> void helper(Net &m, T x);
+void outer(Net &m, torch::Tensor x) {
+  auto f = [&] { inner(m, x); };
+  f();
+}
+void generic(Net &m, torch::Tensor x) { helper(m, x); }
+void inner(Net &m, torch::Tensor x) { m->forward(x).sum().backward(); }
+template <class T> void helper(Net &m, T x) { m->eval(); }
+)cpp");
+  ASSERT_TRUE(P->summary("outer") && P->summary("generic"));
+  EXPECT_EQ(P->summary("outer")->Backward, 1u);
+  EXPECT_EQ(P->summary("outer")->Forward, 1u);
+  EXPECT_EQ(P->summary("generic")->Eval, 1u);
+}
+
 TEST(Summaries, JSONRoundTrip) {
   auto P = parse(R"cpp(
 void fill(torch::Tensor k, torch::Tensor v) { k[0] = v; v.backward(); }

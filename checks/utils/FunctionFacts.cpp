@@ -99,7 +99,6 @@ public:
         FollowsCalls(FollowsCalls), Operators(Operators), Shape(Shape), Index(Index), Ctx(Ctx) {}
 
   bool TraverseLambdaExpr(LambdaExpr *L) {
-    Shape.Lambda = true;
     Index.Lambdas.push_back(L);
     return NodeWalk::TraverseLambdaExpr(L);
   }

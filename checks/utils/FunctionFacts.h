@@ -156,7 +156,7 @@ public:
   /// template, not yet resolved.
   bool usesOperator(OverloadedOperatorKind Op) const { return Operators.test(Op); }
   /// True when the body spells a lambda.
-  bool spellsLambda() const { return Shape.Lambda; }
+  bool spellsLambda() const { return !Names.Lambdas.empty(); }
   /// True when the body constructs an optimizer (a class derived from
   /// torch::optim::Optimizer, by its constructor with arguments, `new`, or
   /// std::make_unique / std::make_shared).
@@ -232,7 +232,6 @@ public:
 
   /// What the walk notes about the body as a whole.
   struct BodyShape {
-    bool Lambda = false;
     bool FreezesParameters = false; ///< a ParamsFrozen fact (runsFrozen's pretest)
     bool OptimizerConstruction = false;
   };

@@ -92,21 +92,13 @@ bool syncsOnEveryCallThrough(const CallExpr *Call, const FunctionSummary &Callee
 }
 
 namespace {
-/// The USRs of the functions a body calls (its lambdas included) without a
-/// definition in the translation unit, from the facts' calls.
-void addExternalCalls(const FunctionFacts &F, const ASTContext &Ctx, std::set<std::string> &USRs) {
-  for (const CallSite &Site : F.calls())
-    if (const auto *C = dyn_cast<CallExpr>(Site.E))
-      if (const FunctionDecl *Ext = externalCallee(C, Ctx))
-        if (std::string U = usrOf(Ext); !U.empty())
-          USRs.insert(U);
-}
-
 /// The variable declarations, assignments and calls of other files'
 /// functions of a body and of the lambdas it runs itself
 /// (FunctionFacts::runsLambda; their bodies, not their captures or
 /// parameters), and the body's returned values (not a lambda's), for the
-/// parameter flows. Read from the facts' nodes.
+/// parameter flows. Read from the facts' nodes; the USRs of every function
+/// of another file the body calls (its lambdas' calls included, run or not)
+/// go into \p Uses on the way.
 struct BodyFlows {
   /// Calls of functions defined in another translation unit.
   llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4> External;
@@ -116,7 +108,7 @@ struct BodyFlows {
   llvm::SmallVector<std::pair<const ValueDecl *, const Expr *>, 16> Defs;
   llvm::SmallVector<const Expr *, 4> Returns;
 
-  BodyFlows(const ASTContext &Ctx, const FunctionFacts &F) {
+  BodyFlows(const ASTContext &Ctx, const FunctionFacts &F, std::set<std::string> &Uses) {
     llvm::ArrayRef<FunctionFacts::Node> Nodes = F.nodes();
     // A lambda's nodes are its captures and parameters, then its body (the
     // walk's order): where its body starts, and whether the body runs it
@@ -138,6 +130,11 @@ struct BodyFlows {
         Lambdas[N.Lambda].BodyStart = I;
       if (const auto *L = dyn_cast_or_null<LambdaExpr>(N.S))
         Lambdas[L].Runs = Counts(N, I) && F.runsLambda(L);
+      const auto *C = dyn_cast_or_null<CallExpr>(N.S);
+      const FunctionDecl *Ext = C ? externalCallee(C, Ctx) : nullptr;
+      if (Ext)
+        if (std::string U = usrOf(Ext); !U.empty())
+          Uses.insert(std::move(U));
       if (!Counts(N, I))
         continue;
       if (N.Var) {
@@ -147,12 +144,12 @@ struct BodyFlows {
         if (BO->isAssignmentOp())
           if (const ValueDecl *V = namedVariable(BO->getLHS()))
             Defs.push_back({V, BO->getRHS()});
-      } else if (const auto *C = dyn_cast<CallExpr>(N.S)) {
+      } else if (C) {
         if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C);
             Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
           if (const ValueDecl *V = namedVariable(Op->getArg(0)))
             Defs.push_back({V, Op->getArg(1)});
-        if (const FunctionDecl *Ext = externalCallee(C, Ctx))
+        if (Ext)
           External.push_back({C, Ext});
         else if (const FunctionDecl *Callee = C->getDirectCallee();
                  Callee && isVirtualDispatch(C) && isUserFunction(Callee, Ctx))
@@ -239,8 +236,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
     S.Name = Key->getQualifiedNameAsString();
     S.Params.resize(FD->getNumParams());
 
-    addExternalCalls(F, Ctx, Uses);
-    BodyFlows Flows(Ctx, F);
+    BodyFlows Flows(Ctx, F, Uses);
     // The variables computed from each parameter (flow-insensitive).
     std::vector<llvm::SmallPtrSet<const ValueDecl *, 8>> From(FD->getNumParams());
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {

@@ -104,7 +104,7 @@ bool isEmptyValue(const Expr *Arg) {
 bool isTensorish(QualType T) { return mayHoldTensor(T); }
 
 /// True when \p S runs on every pass through \p LoopBody (the fallback for
-/// statements without a place in the CFG): no condition (CallFacts.h's
+/// a code body without a CFG): no condition (CallFacts.h's
 /// isConditionalWithin), inner loop or lambda lies between them.
 bool runsEveryIteration(const Stmt *S, const Stmt *LoopBody, const ParentMap &PM) {
   return !isConditionalWithin(S, LoopBody, PM) && !enclosingLoop(S, PM, LoopBody) &&
@@ -476,11 +476,11 @@ private:
   enum class Origin { Follow, Done, Outside };
 
   bool before(const Stmt *A, const Stmt *B) const { return startsBefore(A, B, SM); }
-  /// The statements have a place in the CFG (not in a lambda): order
-  /// questions about them go to the CFG; others fall back to source order.
-  bool placed(const Stmt *A, const Stmt *B = nullptr) const {
-    return Order.isPlaced(A) && (!B || Order.isPlaced(B));
-  }
+  /// The CFG of one code body (the function's or a lambda's) places both
+  /// statements: order questions about them go to it. Others (a statement
+  /// in a lambda and one outside it, a body without a CFG) fall back to
+  /// source order.
+  bool ordered(const Stmt *A, const Stmt *B) const { return Order.canOrder(A, B); }
   bool within(SourceLocation Loc, const Stmt *Scope) const {
     Loc = SM.getExpansionLoc(Loc);
     return SM.isPointWithin(Loc, SM.getExpansionLoc(compat::beginLoc(Scope)),
@@ -602,7 +602,7 @@ RetainGraphAnalysis::Origin RetainGraphAnalysis::originOf(const VarDecl *VD, con
   if (Local && Loop && !F.isOpaquelyModified(VD) && !F.isRangeVariable(VD))
     if (const Stmt *First = iterationStart(VD, At, Loop)) {
       for (const Expr *Src : F.sources(VD))
-        if (within(compat::beginLoc(Src), Loop) && (placed(First) || !before(Src, First)))
+        if (within(compat::beginLoc(Src), Loop) && (ordered(First, First) || !before(Src, First)))
           Push(Src);
       return Origin::Done;
     }
@@ -622,11 +622,12 @@ RetainGraphAnalysis::Origin RetainGraphAnalysis::originOf(const VarDecl *VD, con
 /// (`loss = loss_fn(model(x), y);`, `loss = torch::zeros({});` then
 /// `loss += part;`), every other modification in the loop coming after it;
 /// null when there is none. From the CFG, one that dominates \p At and those
-/// modifications; in a lambda, the first in source order that no branch
-/// skips and that no modification in the loop precedes.
+/// modifications (the CFG of the code body holding \p At, a lambda's
+/// included); in a body without a CFG, the first in source order that no
+/// branch skips and that no modification in the loop precedes.
 const Stmt *RetainGraphAnalysis::iterationStart(const VarDecl *VD, const CallExpr *At,
                                                 const Stmt *Loop) {
-  if (placed(At)) {
+  if (ordered(At, At)) {
     for (const auto &[Assign, Rhs] : F.assignments(VD)) {
       if (!within(compat::beginLoc(Assign), loopBody(Loop)) || !Order.dominates(Assign, At) ||
           readsItself(VD, Rhs))
@@ -689,7 +690,7 @@ llvm::SmallVector<const Expr *, 4> RetainGraphAnalysis::reachingSources(const Va
   const auto &Points = killPoints(VD);
   for (const Expr *Src : F.sources(VD)) {
     const auto *Point = llvm::find_if(Points, [&](const auto &P) { return P.second == Src; });
-    if (Point == Points.end() || !placed(Point->first, Site)) {
+    if (Point == Points.end() || !ordered(Point->first, Site)) {
       Out.push_back(Src);
       continue;
     }
@@ -815,7 +816,7 @@ bool RetainGraphAnalysis::distinctValues(const VarDecl *VD, llvm::ArrayRef<const
     return false;
   for (const Expr *Q : OwnSites)
     for (const Expr *R : TheirSites)
-      if (Q == R || !placed(Q, R) || Order.reachesAvoiding(Q, R, Points) ||
+      if (Q == R || !ordered(Q, R) || Order.reachesAvoiding(Q, R, Points) ||
           Order.reachesAvoiding(R, Q, Points))
         return false;
   return true;
@@ -827,7 +828,7 @@ bool RetainGraphAnalysis::distinctValues(const VarDecl *VD, llvm::ArrayRef<const
 /// different objects.
 bool RetainGraphAnalysis::apartInIterations(const VarDecl *VD, const CallExpr *Call,
                                             const Stmt *Later) const {
-  if (!VD->isLocalVarDecl() || VD->isStaticLocal() || !placed(Call, Later))
+  if (!VD->isLocalVarDecl() || VD->isStaticLocal() || !ordered(Call, Later))
     return false;
   for (const Stmt *L = enclosingLoop(Call, PM, Body); L; L = enclosingLoop(L, PM, Body)) {
     if (!isDescendant(Later, L, PM))
@@ -836,7 +837,7 @@ bool RetainGraphAnalysis::apartInIterations(const VarDecl *VD, const CallExpr *C
     if (!within(VD->getLocation(), loopBody(L)) && !(RF && RF->getLoopVariable() == VD))
       continue;
     const Expr *Cond = loopCondition(L);
-    return Cond && placed(Cond) && !Order.reachesAvoiding(Call, Later, {Cond});
+    return Cond && ordered(Cond, Call) && !Order.reachesAvoiding(Call, Later, {Cond});
   }
   return false;
 }
@@ -876,7 +877,7 @@ bool RetainGraphAnalysis::laterBackwardReaches(const CallExpr *Call, const Closu
     // One that may run after it, from the CFG: a backward pass in another
     // branch of an `if` or after a `return` cannot.
     bool Relevant = CallInLambda || inLambda(Other);
-    if (!Relevant && placed(Call, Other))
+    if (!Relevant && ordered(Call, Other))
       Relevant = Order.mayRunAfter(Other, Call);
     else if (!Relevant) {
       Relevant = before(Call, Other);
@@ -964,7 +965,7 @@ bool RetainGraphAnalysis::leavesFunction(const CallExpr *Call, const Closure &Ow
         Grew |= Carriers.insert(Var).second;
   }
   return llvm::any_of(Exits.Sites, [&](const Escapes::Site &Site) {
-    return (placed(Call, Site.S) ? Order.mayRunAfter(Site.S, Call) : before(Call, Site.S)) &&
+    return (ordered(Call, Site.S) ? Order.mayRunAfter(Site.S, Call) : before(Call, Site.S)) &&
            ReadsCarrier(Site.Reads);
   });
 }

@@ -160,7 +160,10 @@ public:
   /// True when \p S is inside \p Loop's body and runs on every iteration: no
   /// if/else branch, switch, `?:`, `&&`/`||` operand, catch handler or lambda
   /// lies between them. Nested loops count as running every iteration when
-  /// \p ThroughNestedLoops, else as conditional.
+  /// \p ThroughNestedLoops, else as conditional. A question of the loop's
+  /// shape, not of its paths (ExecutionOrder::runsEveryIteration): a
+  /// `continue` that skips a bad batch before \p S leaves it on every
+  /// iteration here, since the loop's habit is what the checks judge.
   bool runsEveryIteration(const Stmt *S, const TrainingLoop &Loop,
                           bool ThroughNestedLoops) const;
 

@@ -622,6 +622,36 @@ void retain_then_log_in_lambda(Layer &model) {
   step();
 }
 
+// In a lambda, which values reach the backward pass comes from the order of
+// the lambda's body, as in a function body: `out` is made anew before it on
+// every iteration, so the state it started from is not in the graph. The
+// look-alike makes it anew only from the second iteration on.
+void overwritten_in_lambda(Layer &model) {
+  auto run = [&] {
+    torch::Tensor hidden = model(torch::randn({8, 4}));
+    for (int i = 0; i < 3; ++i) {
+      torch::Tensor out = hidden;
+      out = model(torch::randn({8, 4}));
+      out.sum().backward({}, true);
+      // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'retain_graph' is true but no later backward pass in this loop iteration can reach the graph
+    }
+  };
+  run();
+}
+// CHECK-FIXES: {{^}}      out.sum().backward();{{$}}
+void kept_from_first_iteration_in_lambda(Layer &model) {
+  auto run = [&] {
+    torch::Tensor hidden = model(torch::randn({8, 4}));
+    for (int i = 0; i < 3; ++i) {
+      torch::Tensor first_out = hidden;
+      if (i > 0)
+        first_out = model(torch::randn({8, 4}));
+      first_out.sum().backward({}, true);
+    }
+  };
+  run();
+}
+
 // Look-alikes: a backward pass after the `if` may run after it; a helper
 // called after it may run its own.
 void retain_then_maybe(Layer &model, bool twice) {

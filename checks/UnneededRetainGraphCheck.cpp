@@ -14,7 +14,6 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
@@ -169,52 +168,72 @@ bool yieldsNoTensor(const CallExpr *Call) {
   return RD && isInLibraryNamespace(RD) && !isAnyModuleLike(RD);
 }
 
-/// Collects the variables an expression reads and whether it reads something
-/// whose graph may come from outside the current iteration.
-class ClosureWalker : public RecursiveASTVisitor<ClosureWalker> {
-public:
+/// The variables an expression reads and whether it reads something whose
+/// graph may come from outside the current iteration: a view over the
+/// expression's nodes in the function's walk (FunctionFacts::nodes), pruned
+/// where autograd history is cut.
+struct ClosureReads {
   llvm::SmallVector<const VarDecl *, 8> Vars;
+  /// Where each of Vars is read (the same order).
+  llvm::SmallVector<const DeclRefExpr *, 8> Sites;
   bool ReadsThisTensor = false; ///< a tensor member, or a tensor from a method of this
   bool CallsForward = false;
   bool CallsUser = false;
   bool CallsOtherUserCode = false; ///< a call of the user's code that is not a forward pass
-  /// The calls of the user's functions in the body (the core's facts).
-  const llvm::SmallPtrSetImpl<const CallExpr *> *UserCalls = nullptr;
-
-  /// `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
-  /// conversions: what they read carries no graph into the result. Backward
-  /// and grad calls are not cuts here (grad with create_graph returns graphs).
-  /// With the queue parameter, RecursiveASTVisitor keeps its own explicit
-  /// stack for the children (a one-parameter override would recurse once per
-  /// level of the expression).
-  bool TraverseStmt(Stmt *S, DataRecursionQueue *Queue = nullptr) {
-    if (const auto *E = dyn_cast_or_null<Expr>(S);
-        E && cutsHistory(E) && !isBackwardOrGradCall(dyn_cast<CallExpr>(E->IgnoreParenImpCasts())))
-      return true;
-    return RecursiveASTVisitor::TraverseStmt(S, Queue);
-  }
-
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const VarDecl *VD = DefUse::variableNamed(DRE)) {
-      Vars.push_back(VD);
-      Sites.push_back(DRE);
-    }
-    return true;
-  }
-  /// Where each of Vars is read (the same order).
-  llvm::SmallVector<const DeclRefExpr *, 8> Sites;
-  bool VisitMemberExpr(MemberExpr *ME) {
-    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) && isTensorish(ME->getType()) &&
-        !isa<CXXMethodDecl>(ME->getMemberDecl()))
-      ReadsThisTensor = true;
-    return true;
-  }
   /// The modules whose forward pass the expression runs (a variable or a data
   /// member); UnnamedModule when one is not a plain name.
   llvm::SmallVector<const ValueDecl *, 4> Modules;
   bool UnnamedModule = false;
+  /// An expression the walk did not meet (not a node of the body): it may
+  /// read anything, and the flags above say so.
+  bool Unknown = false;
 
-  bool VisitCallExpr(CallExpr *Call) {
+  /// Adds what \p E reads. \p UserCalls: the calls of the user's functions
+  /// in the body (the core's facts), or null when calls do not matter.
+  void read(const FunctionFacts &Facts, const Expr *E,
+            const llvm::SmallPtrSetImpl<const CallExpr *> *UserCalls) {
+    std::optional<unsigned> First = Facts.nodeIndex(E);
+    if (!First) {
+      Unknown = ReadsThisTensor = CallsForward = CallsUser = CallsOtherUserCode = true;
+      UnnamedModule = true;
+      return;
+    }
+    llvm::ArrayRef<FunctionFacts::Node> Nodes = Facts.nodes();
+    for (unsigned I = *First, End = Nodes[*First].End; I < End;) {
+      const FunctionFacts::Node &N = Nodes[I];
+      // `t.detach()`, `t.item()`, `t.argmax(1)`, comparisons, integral
+      // conversions: what they read carries no graph into the result.
+      // Backward and grad calls are not cuts here (grad with create_graph
+      // returns graphs).
+      if (const auto *X = dyn_cast_or_null<Expr>(N.S);
+          X && N.End > I && cutsHistory(X) &&
+          !isBackwardOrGradCall(dyn_cast<CallExpr>(X->IgnoreParenImpCasts()))) {
+        I = N.End;
+        continue;
+      }
+      if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(N.S))
+        visit(DRE);
+      else if (const auto *ME = dyn_cast_or_null<MemberExpr>(N.S))
+        visit(ME);
+      else if (const auto *Call = dyn_cast_or_null<CallExpr>(N.S))
+        visit(Call, UserCalls);
+      ++I;
+    }
+  }
+
+private:
+  void visit(const DeclRefExpr *DRE) {
+    if (const VarDecl *VD = DefUse::variableNamed(DRE)) {
+      Vars.push_back(VD);
+      Sites.push_back(DRE);
+    }
+  }
+  void visit(const MemberExpr *ME) {
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) && isTensorish(ME->getType()) &&
+        !isa<CXXMethodDecl>(ME->getMemberDecl()))
+      ReadsThisTensor = true;
+  }
+  void visit(const CallExpr *Call, const llvm::SmallPtrSetImpl<const CallExpr *> *UserCalls) {
     // A method of the user's module class (`actor->sampleNormal(s)`) is a
     // forward pass of that module by another name: what it may keep is the
     // module's state.
@@ -247,7 +266,6 @@ public:
       CallsUser = true;
       CallsOtherUserCode |= !isForwardCall(Call) && !MethodObject;
     }
-    return true;
   }
 };
 
@@ -419,9 +437,12 @@ struct Escapes {
   struct Site {
     const Stmt *S;
     llvm::SmallVector<const VarDecl *, 4> Reads;
+    bool ReadsAny; ///< what it reads is unknown (ClosureReads::Unknown)
   };
   llvm::SmallVector<Site, 4> Sites;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 4>> SourcesRead;
+  /// The variables a source of which reads what is unknown.
+  llvm::SmallPtrSet<const VarDecl *, 4> SourcesReadAny;
 };
 
 /// The tensor(s) a backward pass starts from, whatever its arguments.
@@ -487,14 +508,13 @@ private:
                             SM.getExpansionLoc(Scope->getEndLoc()));
   }
   bool inLambda(const Stmt *S) const { return enclosingCodeBody(S, PM, Body) != Body; }
-  ClosureWalker walk(const Expr *E) const {
-    ClosureWalker W;
-    W.UserCalls = &UserCalls;
-    W.TraverseStmt(const_cast<Expr *>(E));
+  ClosureReads walk(const Expr *E) const {
+    ClosureReads W;
+    W.read(Shared, E, &UserCalls);
     return W;
   }
   bool readsItself(const VarDecl *VD, const Expr *Rhs) const {
-    ClosureWalker Reads = walk(Rhs);
+    ClosureReads Reads = walk(Rhs);
     return llvm::is_contained(Reads.Vars, VD) || Reads.ReadsThisTensor;
   }
 
@@ -547,7 +567,7 @@ Closure RetainGraphAnalysis::closureOf(const Expr *Root, const CallExpr *At) {
       Work.push_back(E);
   };
   while (!Work.empty() && !C.Outside) {
-    ClosureWalker W = walk(Work.pop_back_val());
+    ClosureReads W = walk(Work.pop_back_val());
     if (W.ReadsThisTensor) {
       C.Outside = true;
       break;
@@ -661,7 +681,7 @@ const Stmt *RetainGraphAnalysis::iterationStart(const VarDecl *VD, const CallExp
 bool RetainGraphAnalysis::freshFactory(const VarDecl *VD) const {
   if (F.isModified(VD) || F.isRangeVariable(VD) || !VD->getInit())
     return false;
-  ClosureWalker Init = walk(VD->getInit());
+  ClosureReads Init = walk(VD->getInit());
   return !Init.ReadsThisTensor && !Init.CallsForward && !Init.CallsUser &&
          llvm::none_of(Init.Vars, [](const VarDecl *V) { return isTensorish(V->getType()); });
 }
@@ -775,7 +795,7 @@ bool RetainGraphAnalysis::graphFree(const VarDecl *Asked) {
       }
       const Expr *Src = Top.Sources.front();
       Top.Sources = Top.Sources.drop_front();
-      ClosureWalker W = walk(Src);
+      ClosureReads W = walk(Src);
       if (W.ReadsThisTensor || W.CallsForward || W.CallsUser) {
         Top.Free = false;
         Top.Done = true;
@@ -908,11 +928,13 @@ bool RetainGraphAnalysis::handedOn(const CallExpr *Call, const Closure &Own) {
     if (User == Call || !before(Call, User) || isRuntimeCompanionCall(User) ||
         (Order.canOrder(Call, User) && !Order.mayRunAfter(User, Call)))
       continue;
-    ClosureWalker Args;
+    ClosureReads Args;
     for (const Expr *Arg : User->arguments())
-      Args.TraverseStmt(const_cast<Expr *>(Arg));
+      Args.read(Shared, Arg, nullptr);
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(User))
-      Args.TraverseStmt(MC->getImplicitObjectArgument());
+      Args.read(Shared, MC->getImplicitObjectArgument(), nullptr);
+    if (Args.Unknown)
+      return true;
     for (size_t I = 0; I < Args.Vars.size(); ++I)
       if (linksThrough(Args.Vars[I], Own, {Args.Sites[I]}, Call, User))
         return true;
@@ -926,19 +948,23 @@ const Escapes &RetainGraphAnalysis::escapes() {
   if (Leaving)
     return *Leaving;
   Leaving.emplace();
-  auto ReadsOf = [](const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out) {
-    ClosureWalker Reads;
-    Reads.TraverseStmt(const_cast<Expr *>(E));
+  // What an expression the walk did not meet reads is unknown: it reads
+  // any carrier.
+  auto ReadsOf = [&](const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out) {
+    ClosureReads Reads;
+    Reads.read(Shared, E, nullptr);
     Out.append(Reads.Vars.begin(), Reads.Vars.end());
+    return !Reads.Unknown;
   };
   for (const auto &[S, Value] : valuesLeaving(Shared)) {
-    Leaving->Sites.push_back({S, {}});
-    ReadsOf(Value, Leaving->Sites.back().Reads);
+    Leaving->Sites.push_back({S, {}, false});
+    Leaving->Sites.back().ReadsAny = !ReadsOf(Value, Leaving->Sites.back().Reads);
   }
   if (!Leaving->Sites.empty())
     for (const auto &[Var, Sources] : F.allSources())
       for (const Expr *Src : Sources)
-        ReadsOf(Src, Leaving->SourcesRead[Var]);
+        if (!ReadsOf(Src, Leaving->SourcesRead[Var]))
+          Leaving->SourcesReadAny.insert(Var);
   return *Leaving;
 }
 
@@ -957,16 +983,18 @@ bool RetainGraphAnalysis::leavesFunction(const CallExpr *Call, const Closure &Ow
   auto ReadsCarrier = [&](llvm::ArrayRef<const VarDecl *> Reads) {
     return llvm::any_of(Reads, [&](const VarDecl *V) { return Carriers.contains(V); });
   };
+  if (Carriers.empty())
+    return false;
   // Every variable whose value may come from a carrier carries it too.
-  for (bool Grew = !Carriers.empty(); Grew;) {
+  for (bool Grew = true; Grew;) {
     Grew = false;
     for (const auto &[Var, Reads] : Exits.SourcesRead)
-      if (!Carriers.contains(Var) && ReadsCarrier(Reads))
+      if (!Carriers.contains(Var) && (Exits.SourcesReadAny.contains(Var) || ReadsCarrier(Reads)))
         Grew |= Carriers.insert(Var).second;
   }
   return llvm::any_of(Exits.Sites, [&](const Escapes::Site &Site) {
     return (ordered(Call, Site.S) ? Order.mayRunAfter(Site.S, Call) : before(Call, Site.S)) &&
-           ReadsCarrier(Site.Reads);
+           (Site.ReadsAny || ReadsCarrier(Site.Reads));
   });
 }
 

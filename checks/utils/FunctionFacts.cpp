@@ -75,11 +75,30 @@ public:
     Nodes.push_back({nullptr, VD, Open.empty() ? nullptr : Open.back()});
     return true;
   }
+  /// Every statement the walk traverses is bracketed by these two (children
+  /// queued or walked in nested traversals, all before the Post): the node
+  /// VisitStmt adds for it is the first after Pre, and its subtree ends at
+  /// Post (Node::End).
+  bool dataTraverseStmtPre(Stmt *S) {
+    Starts.push_back(Nodes.size());
+    return true;
+  }
+  bool dataTraverseStmtPost(Stmt *S) {
+    size_t I = Starts.pop_back_val();
+    // A braced initialiser in its semantic form is walked in the form
+    // written: that form's node is the first (nodeIndex maps one to the
+    // other).
+    if (I < Nodes.size() && (Nodes[I].S == S || !Nodes[I].End))
+      Nodes[I].End = Nodes.size();
+    return true;
+  }
 
 protected:
   std::vector<FunctionFacts::Node> &Nodes;
   /// The lambdas being walked, innermost last.
   llvm::SmallVector<const LambdaExpr *, 2> Open;
+  /// Where the nodes of the statements being traversed start.
+  llvm::SmallVector<size_t, 32> Starts;
 };
 
 /// The nodes of a constructor's written member initialisers.
@@ -464,6 +483,22 @@ llvm::ArrayRef<FunctionFacts::Node> FunctionFacts::initializerNodes() const {
           InitializerWalk(*Initializers).TraverseStmt(Init->getInit());
   }
   return *Initializers;
+}
+
+std::optional<unsigned> FunctionFacts::nodeIndex(const Stmt *S) const {
+  if (!NodeIndex) {
+    NodeIndex = std::make_unique<llvm::DenseMap<const Stmt *, unsigned>>();
+    NodeIndex->reserve(Names.Nodes.size());
+    for (unsigned I = 0, E = Names.Nodes.size(); I < E; ++I)
+      if (const Node &N = Names.Nodes[I]; N.S && N.End)
+        NodeIndex->try_emplace(N.S, I); // the first meeting: its whole subtree
+  }
+  // The walk meets a braced initialiser in the form written.
+  if (const auto *Init = dyn_cast_or_null<InitListExpr>(S);
+      Init && Init->isSemanticForm() && Init->getSyntacticForm())
+    S = Init->getSyntacticForm();
+  auto It = NodeIndex->find(S);
+  return It == NodeIndex->end() ? std::nullopt : std::optional<unsigned>(It->second);
 }
 
 const ParentMap &FunctionFacts::parents() const {

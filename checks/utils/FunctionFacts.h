@@ -19,8 +19,10 @@
 //     body's variables (each one's references and declaration, the lambdas
 //     spelled in it, the data members named: references, declaration,
 //     lambdas, memberReferences), records every named declaration
-//     (namedDeclarations) and keeps every node it meets, in order (nodes):
-//     the other analyses of a body read them instead of walking it again.
+//     (namedDeclarations) and keeps every node it meets, in order, each
+//     statement's with the end of its subtree (nodes, nodeIndex): the other
+//     analyses of a body, and the queries on one of its expressions, read
+//     them instead of walking it again.
 //     It is the only walk of a body (checks/utils/README.md, "One walk of a
 //     body"); a constructor's member initialisers, outside the body, are
 //     recorded on first use by the same node recorder (initializerNodes).
@@ -59,6 +61,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <bitset>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -202,6 +205,11 @@ public:
     const Stmt *S = nullptr;
     const VarDecl *Var = nullptr;
     const LambdaExpr *Lambda = nullptr;
+    /// For a statement: one past the last node of its subtree (the nodes
+    /// the walk met below it follow it, up to here). A query on one
+    /// expression reads [its index, End) and skips a subtree it prunes by
+    /// jumping to that node's End. Unset (0) for a variable's node.
+    unsigned End = 0;
   };
   /// Every statement and variable declaration of the body, in the order the
   /// walk meets them (pre-order; lambdas' and local classes' bodies
@@ -218,6 +226,10 @@ public:
   /// nodes() walks the body, on first use (none for other functions). The
   /// facts do not cover them.
   llvm::ArrayRef<Node> initializerNodes() const;
+  /// Where \p S's own node is in nodes() (its subtree runs to its End), or
+  /// std::nullopt when the walk did not meet it (implicit code, a statement
+  /// outside the body). The index is built on first use.
+  std::optional<unsigned> nodeIndex(const Stmt *S) const;
 
   /// The body's variables as the walk meets them (references, declaration,
   /// lambdas above).
@@ -301,6 +313,7 @@ private:
   NameIndex Names;
   mutable std::unique_ptr<ParentMap> PM;
   mutable std::unique_ptr<std::vector<Node>> Initializers;
+  mutable std::unique_ptr<llvm::DenseMap<const Stmt *, unsigned>> NodeIndex;
   mutable std::unique_ptr<ExecutionOrder> Order;
   mutable std::unique_ptr<DefUse> Defs;
   mutable std::unique_ptr<GradGuardCache> Guards;

@@ -690,6 +690,91 @@ int twice(int x) { return x + x; }
   EXPECT_TRUE(P->Core.facts(P->function("twice"), P->ctx()).initializerNodes().empty());
 }
 
+// A statement's subtree in the walk's nodes: its own node, then the nodes
+// below it, up to its End (an expression query reads that range instead of
+// walking the expression). Every node in the range lies inside the
+// statement; the statement after it does not; a braced initialiser with two
+// forms is met once, in the form written.
+TEST(Facts, SubtreeRangesOfNodes) {
+  auto P = parse(R"cpp(
+struct Pair { int a; int b; };
+int g(int);
+int h() { return 7; }
+int f(int x, int y) {
+  int s = (x + 1) * g(y);
+  Pair p = {.a = s, .b = [&] { int z = y; return z + s; }()};
+  return p.a + s;
+}
+)cpp");
+  const FunctionFacts &F = P->Core.facts(P->function("f"), P->ctx());
+  llvm::ArrayRef<FunctionFacts::Node> Nodes = F.nodes();
+  const ParentMap &PM = F.parents();
+  unsigned Ranges = 0;
+  for (unsigned I = 0; I < Nodes.size(); ++I) {
+    if (!Nodes[I].S)
+      continue;
+    ASSERT_GT(Nodes[I].End, I) << "statement node " << I << " has no subtree range";
+    ASSERT_LE(Nodes[I].End, Nodes.size());
+    if (!isa<InitListExpr>(Nodes[I].S))
+      EXPECT_EQ(F.nodeIndex(Nodes[I].S), std::optional<unsigned>(I));
+    auto Below = [&](const Stmt *S) {
+      for (const Stmt *A = S; A; A = PM.getParent(A)) {
+        const auto *Init = dyn_cast<InitListExpr>(A); // the parent map's form
+        if (A == Nodes[I].S || (Init && Init->getSyntacticForm() == Nodes[I].S))
+          return true;
+      }
+      return false;
+    };
+    // The parent map knows the semantic form of a braced initialiser: a
+    // designator of the written form has no parent there.
+    auto Known = [&](const Stmt *S) { return S && (PM.hasParent(S) || S == F.body()); };
+    const bool Checkable = Known(Nodes[I].S) || isa<InitListExpr>(Nodes[I].S);
+    for (unsigned K = I + 1; Checkable && K < Nodes[I].End; ++K)
+      EXPECT_TRUE(!Known(Nodes[K].S) || Below(Nodes[K].S))
+          << "node " << K << " is not below " << I;
+    if (Checkable && Nodes[I].End < Nodes.size() && Known(Nodes[Nodes[I].End].S))
+      EXPECT_FALSE(Below(Nodes[Nodes[I].End].S)) << "the node after " << I << "'s range";
+    ++Ranges;
+  }
+  EXPECT_GT(Ranges, 20u);
+  // `(x + 1) * g(y)`: the product's range holds both operands, the call and
+  // its argument; the sum's range ends before the call.
+  const auto *Mul = [&]() -> const BinaryOperator * {
+    for (const FunctionFacts::Node &N : Nodes)
+      if (const auto *BO = dyn_cast_or_null<BinaryOperator>(N.S); BO && BO->getOpcode() == BO_Mul)
+        return BO;
+    return nullptr;
+  }();
+  ASSERT_TRUE(Mul);
+  std::optional<unsigned> M = F.nodeIndex(Mul);
+  ASSERT_TRUE(M);
+  std::vector<std::string> Refs;
+  for (unsigned K = *M; K < Nodes[*M].End; ++K)
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Nodes[K].S))
+      Refs.push_back(DRE->getDecl()->getName().str());
+  EXPECT_EQ(Refs, (std::vector<std::string>{"x", "g", "y"}));
+  // The lambda's body is below the initialiser that calls it.
+  const InitListExpr *Init = nullptr;
+  for (const FunctionFacts::Node &N : Nodes)
+    if (N.Var && N.Var->getName() == "p")
+      Init = dyn_cast_or_null<InitListExpr>(N.Var->getInit()->IgnoreImplicit());
+  ASSERT_TRUE(Init);
+  // The variable's initialiser is the semantic form; the walk meets the one
+  // written.
+  std::optional<unsigned> L = F.nodeIndex(Init);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(L, F.nodeIndex(Init->getSyntacticForm() ? Init->getSyntacticForm() : Init));
+  Refs.clear();
+  for (unsigned K = *L; K < Nodes[*L].End; ++K)
+    if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Nodes[K].S); DRE && isa<VarDecl>(DRE->getDecl()))
+      Refs.push_back(DRE->getDecl()->getName().str());
+  EXPECT_EQ(Refs, (std::vector<std::string>{"s", "y", "z", "s"}));
+  // Another function's statement is not a node of this body.
+  const FunctionDecl *H = P->function("h");
+  ASSERT_TRUE(H);
+  EXPECT_FALSE(F.nodeIndex(H->getBody()));
+}
+
 // Where a body's variables get their values (DefUse.h), as the core keeps
 // them for the checks: sources, whole assignments, other modifications,
 // variables handed to a callee by non-const reference, range-for variables.

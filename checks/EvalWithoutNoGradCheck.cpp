@@ -97,11 +97,6 @@ struct BodyFacts {
   bool HasLambda = false; ///< a lambda is spelled in the body (a thread body may be one)
 };
 
-const VarDecl *referencedVar(const Expr *E) {
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
-  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-}
-
 BodyFacts bodyFacts(const FunctionFacts &Shared) {
   BodyFacts Facts;
   Facts.HasLambda = Shared.spellsLambda();
@@ -115,7 +110,7 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
       // Every parameter of its module frozen before it: no graph to keep.
       if (Shared.runsFrozen(F.S))
         break;
-      Facts.Forwards.push_back({Call, referencedVar(forwardCallObject(Call)), nullptr, nullptr});
+      Facts.Forwards.push_back({Call, DefUse::variableNamed(forwardCallObject(Call)), nullptr, nullptr});
       break;
     case Fact::Backward:
     case Fact::Grad:
@@ -126,7 +121,7 @@ BodyFacts bodyFacts(const FunctionFacts &Shared) {
       (F.K == Fact::Eval ? Facts.Evals : Facts.Trains).push_back(Call);
       // Any train(...) call, train(false) included, marks its module.
       if (moduleMethodName(Call) == "train")
-        if (const VarDecl *VD = referencedVar(
+        if (const VarDecl *VD = DefUse::variableNamed(
                 stripHolderArrow(cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument())))
           Facts.TrainedVars.insert(VD);
       break;

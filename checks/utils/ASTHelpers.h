@@ -8,6 +8,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_ASTHELPERS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_ASTHELPERS_H
 
+#include "Traversal.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -92,6 +94,18 @@ const Expr *memberCallObject(const CallExpr *Call);
 const ValueDecl *namedDecl(const Expr *E);
 /// True when \p E refers to \p D somewhere inside.
 bool refersTo(const Stmt *E, const ValueDecl *D);
+/// True when \p E refers somewhere inside (a name, or a member access's
+/// member) to a declaration of \p Decls (a set of `const Decl *` or of
+/// `const ValueDecl *`): one walk, whatever the set's size.
+template <typename DeclSet> bool refersToAny(const Stmt *E, const DeclSet &Decls) {
+  return !Decls.empty() && anyStmt(E, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      return Decls.contains(DRE->getDecl());
+    if (const auto *ME = dyn_cast<MemberExpr>(S))
+      return Decls.contains(ME->getMemberDecl());
+    return false;
+  });
+}
 /// True when \p E itself (through parentheses and implicit casts) names \p D:
 /// `d`, `obj.d`, `p->d`; not an expression that merely mentions it.
 bool namesDecl(const Expr *E, const ValueDecl *D);

@@ -210,13 +210,6 @@ const Stmt *escapeStatement(const CFGBlock &Exit) {
   return nullptr;
 }
 
-static bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const Decl *> &Decls) {
-  return anyStmt(S, [&](const Stmt *X) {
-    const auto *DRE = dyn_cast<DeclRefExpr>(X);
-    return DRE && Decls.contains(DRE->getDecl());
-  });
-}
-
 ModeScope findModeScope(const CallExpr *Enter, const ParentMap &PM, ModeClassifier Classify) {
   ModeScope Scope;
   Scope.EnterStmt = asBlockStatement(Enter, PM);

@@ -166,13 +166,6 @@ bool containsStmt(const Stmt *S, const Stmt *Target) {
   return anyStmt(S, [&](const Stmt *X) { return X == Target; });
 }
 
-bool refersToAny(const Stmt *S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Vars) {
-  for (const ValueDecl *V : Vars)
-    if (refersTo(S, V))
-      return true;
-  return false;
-}
-
 /// The calls between the functions being summarised, as the summaries
 /// compose them (the facts' UserCall sites, lambdas included), for the
 /// bottom-up order: callees before callers, each strongly connected

@@ -44,6 +44,7 @@
 #include "utils/GradGuards.h"
 #include "utils/History.h"
 #include "utils/Matchers.h"
+#include "utils/ModeRestore.h"
 #include "utils/NameParts.h"
 #include "utils/Summaries.h"
 #include "utils/ThreadBodies.h"
@@ -208,21 +209,18 @@ std::string EvalWithoutNoGradCheck::guardDeclaration(const FunctionDecl *FD, Gua
   std::string Var = NoGrad ? "no_grad" : "guard";
   // The names the function's parameters and body declare (the guard goes
   // first in the body, where a parameter's name is taken too), collected for
-  // the functions with a finding only.
+  // the functions with a finding only: ModeRestore.h's declaredNames, as the
+  // mode-restore fix-its avoid them, and the parameters.
   auto [It, New] = DeclaredNames.try_emplace(FD);
   if (New)
     if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody()) {
       for (const ParmVarDecl *P : Def->parameters())
         if (P->getIdentifier())
-          It->second.push_back(P->getName());
-      for (const auto &Declared : core().facts(Def, Def->getASTContext()).declarations())
-        if (Declared.first->getIdentifier())
-          It->second.push_back(Declared.first->getName()); // the identifier table's copy
+          It->second.push_back(P->getName().str());
+      It->second.append(declaredNames(core().facts(Def, Def->getASTContext())));
     }
-  while (llvm::is_contained(It->second, Var))
-    Var += "_";
-  return (NoGrad ? names::NoGradGuardSpelling : names::InferenceModeSpelling).str() + " " + Var +
-         ";";
+  return (NoGrad ? names::NoGradGuardSpelling : names::InferenceModeSpelling).str() + " " +
+         freshName(Var, It->second) + ";";
 }
 
 /// One function while checkFunction judges it.

@@ -107,7 +107,7 @@ private:
   /// The translation unit (for the core's call graph at its end).
   ASTContext *Unit = nullptr;
   /// The names each function with a finding declares (guardDeclaration).
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<StringRef, 8>> DeclaredNames;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<std::string, 8>> DeclaredNames;
   const SourceManager *SM = nullptr;
 };
 

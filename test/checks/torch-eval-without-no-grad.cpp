@@ -61,6 +61,16 @@ struct Trainer {
   // CHECK-FIXES: float validate(torch::Tensor x, float no_grad) { // a parameter's name is taken too
   // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad_;
   // CHECK-FIXES-NEXT: return head->forward(x).sum().item<float>() * no_grad;
+  float validateBatch(torch::Tensor x) {
+    using no_grad = float; // a type's name is taken too
+    no_grad score = head->forward(x).sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: forward pass in evaluation code
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'validateBatch' is evaluation code
+    return score;
+  }
+  // CHECK-FIXES: float validateBatch(torch::Tensor x) {
+  // CHECK-FIXES-NEXT: torch::NoGradGuard no_grad_;
+  // CHECK-FIXES-NEXT: using no_grad = float; // a type's name is taken too
 };
 
 // ---- (a) code after eval() -------------------------------------------------

@@ -926,7 +926,7 @@ bool RetainGraphAnalysis::laterBackwardReaches(const CallExpr *Call, const Closu
 bool RetainGraphAnalysis::handedOn(const CallExpr *Call, const Closure &Own) {
   for (const auto &[User, Callee] : Shared.userFunctionCalls()) {
     if (User == Call || !before(Call, User) || isRuntimeCompanionCall(User) ||
-        (Order.canOrder(Call, User) && !Order.mayRunAfter(User, Call)))
+        (ordered(Call, User) && !Order.mayRunAfter(User, Call)))
       continue;
     ClosureReads Args;
     for (const Expr *Arg : User->arguments())

@@ -167,7 +167,7 @@ public:
   const FunctionFacts &facts(const FunctionDecl *FD, ASTContext &Ctx);
   /// facts() as the lookup the analyses built on the core take (training
   /// loops, summaries, history, member reads).
-  std::function<const FunctionFacts &(const FunctionDecl *)> factsLookup(ASTContext &Ctx) {
+  FactsLookup factsLookup(ASTContext &Ctx) {
     return [this, &Ctx](const FunctionDecl *FD) -> const FunctionFacts & { return facts(FD, Ctx); };
   }
 

@@ -29,6 +29,17 @@ void DefUse::Recorder::variable(const VarDecl *VD) {
     F.Sources[VD].push_back(Init);
 }
 
+void DefUse::Recorder::statement(const Stmt *S) {
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+    rangeFor(For);
+  else if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    binaryOperator(BO);
+  else if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    unaryOperator(UO);
+  else if (const auto *Call = dyn_cast<CallExpr>(S))
+    call(Call);
+}
+
 void DefUse::Recorder::rangeFor(const CXXForRangeStmt *RF) {
   if (const VarDecl *VD = RF->getLoopVariable())
     F.RangeOf[VD] = RF->getRangeInit();

@@ -42,13 +42,17 @@ public:
   class Recorder {
   public:
     explicit Recorder(DefUse &F) : F(F) {}
+    /// A variable's declaration (its initialiser is a source).
     void variable(const VarDecl *VD);
+    /// A statement: a range-for, an assignment, `++`/`--`, a call; other
+    /// statements record nothing.
+    void statement(const Stmt *S);
+
+  private:
     void rangeFor(const CXXForRangeStmt *RF);
     void binaryOperator(const BinaryOperator *BO);
     void unaryOperator(const UnaryOperator *UO);
     void call(const CallExpr *Call);
-
-  private:
     /// Every variable named in \p Target (a variable, std::tie(a, b),
     /// obj.member) may get its value from \p Source(s). \p PlainAssignment
     /// is the `v = expr` expression when this is one.

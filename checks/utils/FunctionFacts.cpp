@@ -521,14 +521,8 @@ const DefUse &FunctionFacts::defUse() const {
   for (const Node &N : Names.Nodes) {
     if (N.Var)
       Record.variable(N.Var);
-    else if (const auto *For = dyn_cast<CXXForRangeStmt>(N.S))
-      Record.rangeFor(For);
-    else if (const auto *BO = dyn_cast<BinaryOperator>(N.S))
-      Record.binaryOperator(BO);
-    else if (const auto *UO = dyn_cast<UnaryOperator>(N.S))
-      Record.unaryOperator(UO);
-    else if (const auto *Call = dyn_cast<CallExpr>(N.S))
-      Record.call(Call);
+    else
+      Record.statement(N.S);
   }
   return *Defs;
 }

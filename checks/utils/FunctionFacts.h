@@ -60,6 +60,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <bitset>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -124,6 +125,11 @@ struct CallSite {
   /// Spelled inside a lambda of the body (runs where the lambda is called).
   bool InLambda;
 };
+
+class FunctionFacts;
+/// The facts of a function's definition, as the analysis core hands them to
+/// the analyses it owns (AnalysisCore::factsLookup).
+using FactsLookup = std::function<const FunctionFacts &(const FunctionDecl *)>;
 
 /// The facts of one function body, in the order the walk meets them (source
 /// order; use order() for execution order).

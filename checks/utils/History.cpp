@@ -320,10 +320,7 @@ bool memberLeavesClass(const FieldDecl *Field, HistoryFunctions &Functions, ASTC
     for (const FunctionFacts::Node &N : Functions.facts(Def).nodes()) {
       const auto *R = dyn_cast_or_null<ReturnStmt>(N.S);
       const Expr *V = R ? R->getRetValue() : nullptr;
-      if (V && mayCarryHistoryType(V->getType()) && anyStmt(V, [&](const Stmt *S) {
-            const auto *ME = dyn_cast<MemberExpr>(S);
-            return ME && ME->getMemberDecl() == Field;
-          }))
+      if (V && mayCarryHistoryType(V->getType()) && refersTo(V, Field))
         return true;
     }
   }

@@ -78,9 +78,8 @@ namespace clang::tidy::torch_check {
 class HistoryAnalysis;
 class HistoryFunctions {
 public:
-  /// The facts of a function's body (the analysis core's: one walk, one
-  /// parent map per body), which the history analyses read.
-  using FactsLookup = std::function<const FunctionFacts &(const FunctionDecl *)>;
+  /// \p Facts: the facts of a function's body (the analysis core's: one
+  /// walk, one parent map per body), which the history analyses read.
   explicit HistoryFunctions(FactsLookup Facts);
   ~HistoryFunctions();
   struct Summary {

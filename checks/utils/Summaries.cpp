@@ -193,8 +193,7 @@ template <> struct llvm::GraphTraits<clang::tidy::torch_check::CallOrder::Node *
 namespace clang::tidy::torch_check {
 
 void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx,
-                         FactsFn FactsOf, DomainFn Domain,
-                         const SummaryDocument *External) {
+                         FactsLookup FactsOf, DomainFn Domain, const SummaryDocument *External) {
   clear();
   // The order: the calls the summaries compose (UserCall facts), every
   // function an entry.

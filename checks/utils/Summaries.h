@@ -57,6 +57,7 @@
 #define LIBTORCH_TIDY_CHECKS_UTILS_SUMMARIES_H
 
 #include "Callees.h"
+#include "FunctionFacts.h"
 #include "SummaryModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -73,13 +74,9 @@
 
 namespace clang::tidy::torch_check {
 
-class FunctionFacts;
-struct Fact;
-
 /// The summaries of one translation unit.
 class SummaryTable {
 public:
-  using FactsFn = std::function<const FunctionFacts &(const FunctionDecl *)>;
   /// What the domain analyses, a layer above the summaries, add to the
   /// summary \p S of the definition \p FD (facts \p F): the training loop's
   /// events (TrainingLoop.h's helperLoopEvents) and the history parts
@@ -93,7 +90,7 @@ public:
   /// analyses add (LoopEvents, ReturnsHistory...), may be empty.
   /// \p External, when given, holds the linked summaries of the functions
   /// defined in other translation units (looked up by USR).
-  void build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx, FactsFn Facts,
+  void build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTContext &Ctx, FactsLookup Facts,
              DomainFn Domain, const SummaryDocument *External = nullptr);
 
   /// The key of \p FD: the canonical declaration of its template pattern (a

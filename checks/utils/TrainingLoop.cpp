@@ -140,9 +140,9 @@ struct HelperEvents {
 
 /// What one walk (a body and the helpers it follows) shares.
 struct WalkState {
-  explicit WalkState(TrainingLoopAnalysis::FactsLookup Facts) : Facts(Facts) {}
+  explicit WalkState(TrainingLoopAnalysis::FactsRef Facts) : Facts(Facts) {}
   /// The facts of the helpers the walk follows (their calls).
-  TrainingLoopAnalysis::FactsLookup Facts;
+  TrainingLoopAnalysis::FactsRef Facts;
   llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
   /// The linked summaries of helpers defined in other translation units.
   TrainingLoopAnalysis::LinkedLookup Linked;
@@ -425,7 +425,7 @@ TrainingLoopAnalysis::withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bo
   return A;
 }
 
-TrainingLoopAnalysis::TrainingLoopAnalysis(const FunctionFacts &Own, FactsLookup Facts,
+TrainingLoopAnalysis::TrainingLoopAnalysis(const FunctionFacts &Own, FactsRef Facts,
                                            ASTContext &Ctx, unsigned CallDepth, LinkedLookup Linked)
     : Body(Own.body()), Ctx(Ctx) {
   const Stmt *FunctionBody = Body;
@@ -762,7 +762,7 @@ static std::string encodeHelperEvents(const HelperEvents &H) {
 }
 
 std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
-                                          TrainingLoopAnalysis::FactsLookup Facts) {
+                                          TrainingLoopAnalysis::FactsRef Facts) {
   std::vector<std::string> Out;
   if (!Def || !isa_and_nonnull<CompoundStmt>(Def->getBody()))
     return Out;

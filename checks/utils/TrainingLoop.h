@@ -124,8 +124,8 @@ public:
   /// The facts of a body (FunctionFacts): the analysis reads the calls of
   /// \p Own's body from them, and those of each helper it follows from
   /// \p Facts; its parent map is \p Own's.
-  using FactsLookup = llvm::function_ref<const FunctionFacts &(const FunctionDecl *)>;
-  TrainingLoopAnalysis(const FunctionFacts &Own, FactsLookup Facts, ASTContext &Ctx,
+  using FactsRef = llvm::function_ref<const FunctionFacts &(const FunctionDecl *)>;
+  TrainingLoopAnalysis(const FunctionFacts &Own, FactsRef Facts, ASTContext &Ctx,
                        unsigned CallDepth = 0, LinkedLookup Linked = nullptr);
   /// The analysis of a body known to run no optimizer step (it calls
   /// nothing named `step`), without walking it: no training loop, no
@@ -202,7 +202,7 @@ private:
 /// of it contributes to a caller's training loop, for each depth the caller
 /// follows, computed from this translation unit alone (no linked summary).
 std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
-                                          TrainingLoopAnalysis::FactsLookup Facts);
+                                          TrainingLoopAnalysis::FactsRef Facts);
 
 /// A step(closure) whose closure is not spelled at the call (it may zero the
 /// gradients); for a linked step, what its summary says.

@@ -33,6 +33,7 @@ void AnalysisCore::sync(ASTContext &Ctx) {
   Facts.clear();
   Loops.clear();
   LinkedLoops.clear();
+  HelperEvents = std::make_unique<HelperEventTable>();
   Summaries.reset();
   Escapes.reset();
   History.reset();
@@ -74,7 +75,7 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
     if (!F.callsNamed("step") && (CallDepth == 0 || !F.followsCalls()))
       Slot = TrainingLoopAnalysis::withoutSteps(FD->getBody(), Ctx, !F.followsCalls());
     else
-      Slot = std::make_unique<TrainingLoopAnalysis>(F, FactsOf, Ctx, CallDepth);
+      Slot = std::make_unique<TrainingLoopAnalysis>(F, FactsOf, *HelperEvents, Ctx, CallDepth);
   }
   // Without a linked file the answers are those of no summary: the same
   // analysis, built again only to record the questions when they are written.
@@ -83,7 +84,7 @@ const TrainingLoopAnalysis &AnalysisCore::trainingLoops(const FunctionDecl *FD,
   std::unique_ptr<TrainingLoopAnalysis> &LinkedSlot = LinkedLoops[{FD, CallDepth}];
   if (!LinkedSlot)
     LinkedSlot = std::make_unique<TrainingLoopAnalysis>(
-        facts(FD, Ctx), FactsOf, Ctx, CallDepth,
+        facts(FD, Ctx), FactsOf, *HelperEvents, Ctx, CallDepth,
         [this](const FunctionDecl *Callee) { return externalSummary(Callee); });
   return *LinkedSlot;
 }
@@ -156,7 +157,7 @@ const SummaryTable &AnalysisCore::summaries(ASTContext &Ctx) {
     Table->build(
         All, Ctx, FactsOf,
         [&](const FunctionDecl *FD, const FunctionFacts &F, FunctionSummary &S) {
-          S.LoopEvents = helperLoopEvents(FD, Ctx, FactsOf);
+          S.LoopEvents = helperLoopEvents(FD, Ctx, FactsOf, *HelperEvents);
           summariseHistory(FD, F, Ctx, H, S);
         },
         External.get());

@@ -254,6 +254,9 @@ private:
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
                  std::unique_ptr<TrainingLoopAnalysis>>
       Loops, LinkedLoops;
+  /// What each helper contributes to its callers' training loops, shared
+  /// by the training-loop analyses and the summaries' LoopEvents.
+  std::unique_ptr<HelperEventTable> HelperEvents;
   std::unique_ptr<SummaryTable> Summaries;
   std::unique_ptr<HistoryFunctions> History;
   std::unique_ptr<HistoryEscapes> Escapes;

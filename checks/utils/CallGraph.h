@@ -52,6 +52,12 @@ inline constexpr unsigned DefaultCallDepth = 3;
 /// own stack (the walks that follow calls recurse one level per call), so the
 /// bound is the checks', never the user's configuration's.
 inline constexpr unsigned MaxCallDepth = 16;
+/// How long a chain of helpers an analysis that asks its callees on demand
+/// (History.h's return summaries, each built inside its caller's) follows:
+/// past it a helper reads as doing nothing (a missed finding, never a false
+/// one). A bound on the checks' own stack like MaxCallDepth, not an option;
+/// the summaries' levels stop at MaxSummaryDepth (SummaryModel.h).
+inline constexpr unsigned MaxHelperChain = 32;
 
 class FunctionFacts;
 

@@ -165,10 +165,8 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
     return It->second.S; // a recursive call in progress reads {false, false}
   // Each summary is built inside its caller's (the analysis of a body asks
   // for its callees'): the user's code decides how long a chain of helpers
-  // is, so past a bound a helper reads as returning no history (a missed
-  // finding, never a false one).
-  constexpr unsigned MaxSummaryDepth = 32;
-  if (SummaryDepth >= MaxSummaryDepth)
+  // is, so past MaxHelperChain a helper reads as returning no history.
+  if (SummaryDepth >= MaxHelperChain)
     return {};
   ++SummaryDepth;
   struct Leave {

@@ -119,7 +119,8 @@ private:
   };
   llvm::DenseMap<const FunctionDecl *, Entry> Summaries;
   /// How many summaries are being built, each inside its caller's: a chain
-  /// of helpers deeper than MaxSummaryDepth reads {false, false} past it.
+  /// of helpers deeper than MaxHelperChain (CallGraph.h) reads {false,
+  /// false} past it.
   unsigned SummaryDepth = 0;
   llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, std::unique_ptr<HistoryAnalysis>>

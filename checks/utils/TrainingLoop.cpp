@@ -132,20 +132,8 @@ static bool hasOpaqueClosure(const CallExpr *Step) {
 
 namespace {
 
-/// The events a helper contributes at its call sites.
-struct HelperEvents {
-  bool Opaque = false; ///< runs them conditionally, in a loop or a lambda
-  llvm::SmallVector<TrainingEvent, 4> Events;
-};
-
-/// What one walk (a body and the helpers it follows) shares.
-struct WalkState {
-  explicit WalkState(TrainingLoopAnalysis::FactsRef Facts) : Facts(Facts) {}
-  /// The facts of the helpers the walk follows (their calls).
-  TrainingLoopAnalysis::FactsRef Facts;
-  llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
-  /// The linked summaries of helpers defined in other translation units.
-  TrainingLoopAnalysis::LinkedLookup Linked;
+/// What a walk met besides events; each is raised and never lowered.
+struct WalkFlags {
   /// A call of a helper defined in another translation unit was met.
   bool CallsOtherUnits = false;
   /// A helper defined here was not followed: the depth ran out.
@@ -153,10 +141,66 @@ struct WalkState {
   /// At depth 0: a helper defined in another translation unit is called
   /// (a deeper walk would ask for its linked summary).
   bool MeetsOtherUnits = false;
+  /// A helper already on the walk's path was called (and not followed).
+  bool MetOnPath = false;
+
+  void raise(const WalkFlags &O) {
+    CallsOtherUnits |= O.CallsOtherUnits;
+    Truncated |= O.Truncated;
+    MeetsOtherUnits |= O.MeetsOtherUnits;
+    MetOnPath |= O.MetOnPath;
+  }
+};
+
+} // namespace
+
+/// The events a helper contributes at its call sites.
+struct HelperEventTable::Events {
+  bool Opaque = false; ///< runs them conditionally, in a loop or a lambda
+  llvm::SmallVector<TrainingEvent, 4> List;
+  /// What the helper's walk met (raised again in a walk that reads it).
+  WalkFlags Raised;
+};
+
+HelperEventTable::HelperEventTable() = default;
+HelperEventTable::~HelperEventTable() = default;
+
+const HelperEventTable::Events *HelperEventTable::lookup(Key K) const {
+  auto It = Known.find(K);
+  return It == Known.end() ? nullptr : It->second.get();
+}
+
+void HelperEventTable::enter(Key K, const Events &E) {
+  Known.try_emplace(K, std::make_unique<Events>(E));
+}
+
+namespace {
+
+using HelperEvents = HelperEventTable::Events;
+
+/// What one walk (a body and the helpers it follows) shares.
+struct WalkState {
+  WalkState(TrainingLoopAnalysis::FactsRef Facts, HelperEventTable &Table)
+      : Facts(Facts), Table(Table) {}
+  /// The facts of the helpers the walk follows (their calls).
+  TrainingLoopAnalysis::FactsRef Facts;
+  /// The helpers' events, per depth, shared by every walk of the unit.
+  HelperEventTable &Table;
+  llvm::SmallPtrSet<const FunctionDecl *, 4> OnPath;
+  /// The linked summaries of helpers defined in other translation units.
+  TrainingLoopAnalysis::LinkedLookup Linked;
+  WalkFlags Flags;
   /// The walk writes a summary's loop events (helperLoopEvents): no linked
   /// summary is known, and a call of another unit's function that may reach
   /// gradients (mayReachGradients) may zero them there: opaque.
   bool Summarising = false;
+
+  /// The table's key for a helper's events seen from a walk of \p Depth:
+  /// walks with and without linked summaries, and the summaries' own, see
+  /// different events.
+  HelperEventTable::Key key(const FunctionDecl *Def, unsigned Depth) const {
+    return {Def->getCanonicalDecl(), Depth * 3 + (Summarising ? 2 : Linked ? 1 : 0)};
+  }
 };
 
 /// The training events of a body, read from the calls its facts record
@@ -185,9 +229,9 @@ private:
     if (!Kind && Walk.Summarising && mayZeroInOtherUnit(Call))
       Kind = TrainingEvent::OpaqueOptimizerUse;
     if (!Kind && CallDepth == 0 && followableCallee(Call, Ctx))
-      Walk.Truncated = true;
-    else if (!Kind && CallDepth == 0 && !Walk.MeetsOtherUnits && externalCallee(Call, Ctx))
-      Walk.MeetsOtherUnits = true;
+      Walk.Flags.Truncated = true;
+    else if (!Kind && CallDepth == 0 && !Walk.Flags.MeetsOtherUnits && externalCallee(Call, Ctx))
+      Walk.Flags.MeetsOtherUnits = true;
     if (!Kind)
       Kind = classifyOpaque(Call);
     if (!Kind)
@@ -292,18 +336,28 @@ private:
 
 public:
   /// The events of the helper \p Def, its body followed CallDepth - 1
-  /// levels further (what a call of it contributes here).
+  /// levels further (what a call of it contributes here): the table's entry
+  /// when it has one, else walked and entered when no cycle of calls can
+  /// change them (HelperEventTable).
   HelperEvents helperEvents(const FunctionDecl *Def) {
+    auto Key = Walk.key(Def, CallDepth);
+    if (const HelperEvents *Known = Walk.Table.lookup(Key)) {
+      Walk.Flags.raise(Known->Raised);
+      return *Known;
+    }
+    const WalkFlags Outer = Walk.Flags;
+    Walk.Flags = WalkFlags();
     OnPath.insert(Def->getCanonicalDecl());
     HelperEvents H;
     {
       llvm::SmallVector<TrainingEvent, 8> Inner;
-      EventCollector(Inner, Ctx, CallDepth - 1, Walk).collect(Walk.Facts(Def));
+      const FunctionFacts &Facts = Walk.Facts(Def);
+      EventCollector(Inner, Ctx, CallDepth - 1, Walk).collect(Facts);
       if (!Inner.empty()) {
         llvm::stable_sort(Inner, [&](const TrainingEvent &A, const TrainingEvent &B) {
           return startsBefore(A.Call, B.Call, SM);
         });
-        ParentMap PM(Def->getBody());
+        const ParentMap &PM = Facts.parents();
         for (const TrainingEvent &E : Inner) {
           if (E.K == TrainingEvent::OpaqueOptimizerUse) {
             H.Opaque = true;
@@ -318,11 +372,19 @@ public:
             }
           if (H.Opaque)
             break;
-          H.Events.push_back(E);
+          H.List.push_back(E);
         }
       }
     }
     OnPath.erase(Def->getCanonicalDecl());
+    H.Raised = Walk.Flags;
+    // A walk that met a helper on its path, or stopped at the depth limit,
+    // may have met a cycle through Def: another caller's path would cut it
+    // elsewhere. Any other walk of Def at this depth is this one.
+    if (!H.Raised.MetOnPath && !H.Raised.Truncated)
+      Walk.Table.enter(Key, H);
+    Walk.Flags = Outer;
+    Walk.Flags.raise(H.Raised);
     return H;
   }
 
@@ -330,16 +392,20 @@ private:
   /// Adds the events of the helper \p Call runs; false when it runs none.
   bool expand(const CallExpr *Call) {
     const FunctionDecl *Def = followableCallee(Call, Ctx);
-    if (!Def || OnPath.contains(Def->getCanonicalDecl()))
+    if (!Def)
       return false;
+    if (OnPath.contains(Def->getCanonicalDecl())) {
+      Walk.Flags.MetOnPath = true;
+      return false;
+    }
     HelperEvents H = helperEvents(Def);
     if (H.Opaque) {
       Events.push_back(TrainingEvent{TrainingEvent::OpaqueOptimizerUse, Call});
       return true;
     }
-    if (H.Events.empty())
+    if (H.List.empty())
       return false;
-    for (const TrainingEvent &In : H.Events) {
+    for (const TrainingEvent &In : H.List) {
       TrainingEvent E{In.K, Call};
       E.ObjectDecl = mapObject(In.ObjectDecl, Def, Call);
       E.Inner = In.Inner ? In.Inner : In.Call;
@@ -357,7 +423,7 @@ private:
     const FunctionDecl *Callee = externalCallee(Call, Ctx);
     if (!Callee)
       return false;
-    Walk.CallsOtherUnits = true;
+    Walk.Flags.CallsOtherUnits = true;
     const FunctionSummary *S = Walk.Linked ? Walk.Linked(Callee) : nullptr;
     llvm::StringRef Kinds = S ? S->loopEventsAt(CallDepth) : llvm::StringRef();
     if (Kinds.empty())
@@ -426,15 +492,16 @@ TrainingLoopAnalysis::withoutSteps(const Stmt *FunctionBody, ASTContext &Ctx, bo
 }
 
 TrainingLoopAnalysis::TrainingLoopAnalysis(const FunctionFacts &Own, FactsRef Facts,
-                                           ASTContext &Ctx, unsigned CallDepth, LinkedLookup Linked)
+                                           HelperEventTable &Table, ASTContext &Ctx,
+                                           unsigned CallDepth, LinkedLookup Linked)
     : Body(Own.body()), Ctx(Ctx) {
   const Stmt *FunctionBody = Body;
   const SourceManager &SM = Ctx.getSourceManager();
-  WalkState Walk(Facts);
+  WalkState Walk(Facts, Table);
   Walk.Linked = std::move(Linked);
   EventCollector(AllEvents, Ctx, CallDepth, Walk).collect(Own);
-  CallsOtherUnits = Walk.CallsOtherUnits;
-  FollowsNoCall = CallDepth == 0 && !Walk.Truncated && !Walk.MeetsOtherUnits;
+  CallsOtherUnits = Walk.Flags.CallsOtherUnits;
+  FollowsNoCall = CallDepth == 0 && !Walk.Flags.Truncated && !Walk.Flags.MeetsOtherUnits;
   bool HasBackward = false, HasStep = false;
   for (const TrainingEvent &E : AllEvents) {
     HasBackward |= E.K == TrainingEvent::Backward || E.K == TrainingEvent::Grad;
@@ -732,7 +799,7 @@ static std::string encodeHelperEvents(const HelperEvents &H) {
   if (H.Opaque)
     return "O";
   std::string Out;
-  for (const TrainingEvent &E : H.Events) {
+  for (const TrainingEvent &E : H.List) {
     if (E.Linked)
       return "O"; // never met: a summary's walk has no linked summaries
     switch (E.K) {
@@ -762,17 +829,18 @@ static std::string encodeHelperEvents(const HelperEvents &H) {
 }
 
 std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
-                                          TrainingLoopAnalysis::FactsRef Facts) {
+                                          TrainingLoopAnalysis::FactsRef Facts,
+                                          HelperEventTable &Table) {
   std::vector<std::string> Out;
   if (!Def || !isa_and_nonnull<CompoundStmt>(Def->getBody()))
     return Out;
   for (unsigned Depth = 1; Depth <= MaxSummaryDepth; ++Depth) {
-    WalkState Walk(Facts);
+    WalkState Walk(Facts, Table);
     Walk.Summarising = true;
     llvm::SmallVector<TrainingEvent, 1> None;
     HelperEvents H = EventCollector(None, Ctx, Depth, Walk).helperEvents(Def);
     Out.push_back(encodeHelperEvents(H));
-    if (!Walk.Truncated)
+    if (!Walk.Flags.Truncated)
       break; // deeper callers see the same
   }
   normaliseLoopEvents(Out);

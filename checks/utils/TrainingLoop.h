@@ -27,15 +27,17 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -103,11 +105,42 @@ struct ConditionalStep {
   const Expr *Period = nullptr;
 };
 
+/// What a call of each helper of the translation unit contributes to a
+/// caller's training loop, per call depth: the one model of a helper's loop
+/// events in a translation unit. The expansions of TrainingLoopAnalysis and
+/// the summaries' LoopEvents (helperLoopEvents) read it and fill it, so a
+/// helper met at many call sites, by many callers and by its callers'
+/// summaries is walked once per depth.
+///
+/// An entry is kept only when its walk met no helper already on the walk's
+/// path and did not stop at the depth limit: then no cycle of calls runs
+/// through the helper within reach, and every caller's walk of it is this
+/// one. A helper in a recursion is walked again at each call, since where
+/// the caller's path cuts the cycle decides what it contributes.
+///
+/// Owned by the analysis core, one per translation unit.
+class HelperEventTable {
+public:
+  struct Events;
+  /// A helper (canonical declaration), the depth of the walk that asks, and
+  /// whether that walk reads linked summaries or writes the unit's.
+  using Key = std::pair<const FunctionDecl *, unsigned>;
+
+  HelperEventTable();
+  ~HelperEventTable();
+  const Events *lookup(Key K) const;
+  void enter(Key K, const Events &E);
+
+private:
+  llvm::DenseMap<Key, std::unique_ptr<Events>> Known;
+};
+
 /// The training loops of one function body.
 class TrainingLoopAnalysis {
 public:
   /// \p CallDepth > 0 follows calls of the translation unit's functions (up
-  /// to that many levels, CallGraph.h's followableCallee): a helper whose
+  /// to that many levels, CallGraph.h's followableCallee; what each helper
+  /// contributes is read from and entered in \p Table): a helper whose
   /// backward / step / zero_grad calls all run on its straight-line path
   /// contributes them, in order, at its call site (TrainingEvent::Inner); a
   /// helper that runs them under a condition, in a loop or in a lambda is an
@@ -125,8 +158,8 @@ public:
   /// \p Own's body from them, and those of each helper it follows from
   /// \p Facts; its parent map is \p Own's.
   using FactsRef = llvm::function_ref<const FunctionFacts &(const FunctionDecl *)>;
-  TrainingLoopAnalysis(const FunctionFacts &Own, FactsRef Facts, ASTContext &Ctx,
-                       unsigned CallDepth = 0, LinkedLookup Linked = nullptr);
+  TrainingLoopAnalysis(const FunctionFacts &Own, FactsRef Facts, HelperEventTable &Table,
+                       ASTContext &Ctx, unsigned CallDepth = 0, LinkedLookup Linked = nullptr);
   /// The analysis of a body known to run no optimizer step (it calls
   /// nothing named `step`), without walking it: no training loop, no
   /// parent map, no event. \p FollowsNoCall as followsNoCall().
@@ -200,9 +233,12 @@ private:
 
 /// FunctionSummary::LoopEvents of the definition \p Def: the events a call
 /// of it contributes to a caller's training loop, for each depth the caller
-/// follows, computed from this translation unit alone (no linked summary).
+/// follows, computed from this translation unit alone (no linked summary),
+/// through \p Table: the entries of the helpers it calls are those their own
+/// summaries read.
 std::vector<std::string> helperLoopEvents(const FunctionDecl *Def, ASTContext &Ctx,
-                                          TrainingLoopAnalysis::FactsRef Facts);
+                                          TrainingLoopAnalysis::FactsRef Facts,
+                                          HelperEventTable &Table);
 
 /// A step(closure) whose closure is not spelled at the call (it may zero the
 /// gradients); for a linked step, what its summary says.

@@ -639,6 +639,99 @@ void f(Box &b, Box *p) {
   ASSERT_NE(Bump, nullptr);
 }
 
+/// The training-loop events of \p A, one line each: kind, lines of the call
+/// and of the helper's inner call, the helper it came through, the object.
+static std::vector<std::string> eventLines(const TrainingLoopAnalysis &A, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Line = [&](const Stmt *S) {
+    return S ? std::to_string(SM.getPresumedLineNumber(S->getBeginLoc())) : std::string("-");
+  };
+  std::vector<std::string> Out;
+  for (const TrainingEvent &E : A.events())
+    Out.push_back(std::to_string(E.K) + " " + Line(E.Call) + " " + Line(E.Inner) + " " +
+                  (E.Via ? E.Via->getNameAsString() : "-") + " " +
+                  (E.ObjectDecl ? E.ObjectDecl->getNameAsString() : "-"));
+  for (const TrainingLoop &L : A.loops())
+    Out.push_back("loop " + Line(L.Loop) + " events " + std::to_string(L.Events.size()));
+  return Out;
+}
+
+// What a helper contributes to its callers' training loops is walked once per
+// depth and shared (HelperEventTable): whatever order the functions are asked
+// in, every analysis and every summary's LoopEvents is the one a walk of its
+// own (a core of its own, an empty table) gives, also through recursions
+// whose answer depends on where the caller's path cuts the cycle.
+TEST(TrainingLoop, HelperEventsAreSharedAndCyclesWalkedAgain) {
+  auto P = parse(R"cpp(
+void zeroAll(torch::optim::SGD &o) { o.zero_grad(); }
+void backStep(torch::Tensor l, torch::optim::SGD &o) { l.backward(); o.step(); }
+void both(torch::Tensor l, torch::optim::SGD &o) { zeroAll(o); backStep(l, o); }
+void deeper(torch::Tensor l, torch::optim::SGD &o) { both(l, o); }
+struct Trainer {
+  torch::optim::SGD &opt;
+  void a(torch::Tensor l) { opt.zero_grad(); b(l); }
+  void b(torch::Tensor l) { c(l); l.backward(); }
+  void c(torch::Tensor l) { a(l); opt.step(); }
+  void self(torch::Tensor l) { opt.zero_grad(); self(l); l.backward(); opt.step(); }
+  void d(torch::Tensor l) { e(l); }
+  void e(torch::Tensor l) { opt.zero_grad(); d(l); l.backward(); opt.step(); }
+  void fitA(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) a(m->forward(x).sum()); }
+  void fitB(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) b(m->forward(x).sum()); }
+  void fitC(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) c(m->forward(x).sum()); }
+  void fitSelf(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) self(m->forward(x).sum()); }
+  void fitD(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) d(m->forward(x).sum()); }
+  void fitE(Net &m, torch::Tensor x) { for (int i = 0; i < 3; ++i) e(m->forward(x).sum()); }
+};
+void fit(Net &m, torch::optim::SGD &o, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) { both(m->forward(x).sum(), o); deeper(m->forward(x).sum(), o); }
+}
+void fit2(Net &m, torch::optim::SGD &o, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) { zeroAll(o); backStep(m->forward(x).sum(), o); }
+}
+)cpp");
+  ASTContext &Ctx = P->ctx();
+  std::vector<const FunctionDecl *> All(P->Core.userFunctions(Ctx).begin(),
+                                        P->Core.userFunctions(Ctx).end());
+  ASSERT_EQ(All.size(), 18u);
+  auto Alone = [&](const FunctionDecl *FD, unsigned Depth) {
+    AnalysisCore Own;
+    return eventLines(Own.trainingLoops(FD, Ctx, Depth), Ctx);
+  };
+  // The shared table, filled callers first, then callees first.
+  size_t Loops = 0;
+  for (unsigned Depth : {3u, 1u, 2u, 4u, 6u})
+    for (const FunctionDecl *FD : All) {
+      auto Lines = eventLines(P->Core.trainingLoops(FD, Ctx, Depth), Ctx);
+      Loops += llvm::count_if(Lines, [](const std::string &L) { return L.rfind("loop", 0) == 0; });
+      EXPECT_EQ(Lines, Alone(FD, Depth)) << FD->getQualifiedNameAsString() << " depth " << Depth;
+    }
+  AnalysisCore Reverse;
+  for (unsigned Depth : {5u, 2u, 3u})
+    for (auto It = All.rbegin(); It != All.rend(); ++It)
+      EXPECT_EQ(eventLines(Reverse.trainingLoops(*It, Ctx, Depth), Ctx), Alone(*It, Depth))
+          << (*It)->getQualifiedNameAsString() << " depth " << Depth;
+  // Some loops are found through helpers, so the comparison says something.
+  EXPECT_GT(Loops, 10u);
+  // The summaries' LoopEvents, built over the shared table, are those of a
+  // walk of their own.
+  bool SomeEvents = false;
+  for (const FunctionDecl *FD : All) {
+    const FunctionSummary *S = P->Core.summaries(Ctx).lookup(FD);
+    ASSERT_NE(S, nullptr) << FD->getQualifiedNameAsString();
+    HelperEventTable Empty;
+    AnalysisCore Own;
+    EXPECT_EQ(S->LoopEvents, helperLoopEvents(FD, Ctx, Own.factsLookup(Ctx), Empty))
+        << FD->getQualifiedNameAsString();
+    SomeEvents |= !S->LoopEvents.empty();
+  }
+  EXPECT_TRUE(SomeEvents);
+  // Recursive helpers differ with the caller's path: fitA's loop at depth 3
+  // sees a's zero_grad, then b's and c's events, with c's call of a cut.
+  const TrainingLoopAnalysis &FitA = P->Core.trainingLoops(P->function("Trainer::fitA"), Ctx, 3);
+  ASSERT_EQ(FitA.loops().size(), 1u);
+  EXPECT_EQ(FitA.loops().front().Events.size(), 3u);
+}
+
 // The names a body declares, whatever they name (a fix-it's new variable
 // must take none of them).
 TEST(Facts, NamedDeclarations) {

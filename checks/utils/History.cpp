@@ -153,6 +153,24 @@ const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTCon
   return Result;
 }
 
+/// \p A joined with \p B: every answer either gives.
+static HistoryFunctions::Summary joined(HistoryFunctions::Summary A,
+                                        const HistoryFunctions::Summary &B) {
+  A.Always |= B.Always;
+  A.FromArgs |= B.FromArgs;
+  for (const FieldDecl *F : B.FieldsAlways)
+    if (!llvm::is_contained(A.FieldsAlways, F))
+      A.FieldsAlways.push_back(F);
+  return A;
+}
+
+static bool operator==(const HistoryFunctions::Summary &A, const HistoryFunctions::Summary &B) {
+  return A.Always == B.Always && A.FromArgs == B.FromArgs &&
+         A.FieldsAlways.size() == B.FieldsAlways.size() &&
+         llvm::all_of(A.FieldsAlways,
+                      [&](const FieldDecl *F) { return llvm::is_contained(B.FieldsAlways, F); });
+}
+
 HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionDecl *Def = userDefinition(FD, Ctx);
   if (!Def)
@@ -161,19 +179,66 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   if (!Carries && !tensorAggregate(Def->getReturnType()))
     return {};
   auto It = Summaries.find(Def);
-  if (It != Summaries.end())
-    return It->second.S; // a recursive call in progress reads {false, false}
+  if (It != Summaries.end()) {
+    Entry &E = It->second;
+    if (E.Done)
+      return E.S;
+    if (E.OnStack) { // a recursion: the cycle's value so far
+      Lowest = std::min(Lowest, E.OnStack);
+      return E.S;
+    }
+    // Built from a function still being built (the cycle's value then):
+    // the answer holds while that function's build and its value last.
+    if (E.Round == Round && E.Lowest <= Frames.size() && Frames[E.Lowest - 1] == E.Frame) {
+      Lowest = std::min(Lowest, E.Lowest);
+      return E.S;
+    }
+  }
   // Each summary is built inside its caller's (the analysis of a body asks
   // for its callees'): the user's code decides how long a chain of helpers
   // is, so past MaxHelperChain a helper reads as returning no history.
-  if (SummaryDepth >= MaxHelperChain)
+  if (Frames.size() >= MaxHelperChain)
     return {};
-  ++SummaryDepth;
-  struct Leave {
-    unsigned &Depth;
-    ~Leave() { --Depth; }
-  } Leaving{SummaryDepth};
-  Summaries[Def] = Entry{};
+  Frames.push_back(++Builds);
+  const unsigned Depth = Frames.size();
+  const unsigned OuterLowest = Lowest;
+  // A function in a cycle of calls starts from "no history" and is built
+  // again with what the cycle gave until nothing changes (the answers only
+  // grow: joined), so every function of the cycle gets the cycle's least
+  // fixpoint, whichever of them is asked first.
+  Summary S;
+  while (true) {
+    Summaries[Def] = Entry{S, false, Depth, 0, 0, 0};
+    Lowest = ~0u;
+    Summary Next = joined(S, build(Def, Carries, Ctx));
+    const unsigned Reached = Lowest;
+    if (Reached < Depth) {
+      // It read a function still being built below it: its answer holds
+      // for this round of that function's cycle only.
+      Summaries[Def] = Entry{Next, false, 0, Round, Reached, Frames[Reached - 1]};
+      S = Next;
+      Lowest = std::min(OuterLowest, Reached);
+      break;
+    }
+    // Reached == Depth: it read itself, through a cycle. What it read may
+    // change what it is; the other functions of the cycle, built in this
+    // round, are built again in the next.
+    const bool Again = Reached == Depth && !(Next == S);
+    if (Reached == Depth)
+      ++Round;
+    S = Next;
+    if (Again)
+      continue;
+    Summaries[Def] = Entry{S, true, 0, 0, 0, 0};
+    Lowest = OuterLowest;
+    break;
+  }
+  Frames.pop_back();
+  return S;
+}
+
+HistoryFunctions::Summary HistoryFunctions::build(const FunctionDecl *Def, bool Carries,
+                                                  ASTContext &Ctx) {
   Summary S;
   {
     HistoryAnalysis Own(Facts(Def), Ctx, *this, /*ParamsCarry=*/false);
@@ -188,7 +253,6 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
     HistoryAnalysis FromParams(Facts(Def), Ctx, *this, /*ParamsCarry=*/true);
     S.FromArgs = FromParams.returnsHistory();
   }
-  Summaries[Def] = Entry{S, true};
   return S;
 }
 

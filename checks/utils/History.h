@@ -92,7 +92,11 @@ public:
     llvm::SmallVector<const FieldDecl *, 2> FieldsAlways;
   };
   /// The summary of \p FD's definition; empty when it has no body in user
-  /// code or does not return something that can hold a tensor.
+  /// code or does not return something that can hold a tensor. Built on
+  /// first use, inside its caller's; memoised. Through a recursion each
+  /// function of the cycle gets the cycle's least fixpoint (built from "no
+  /// history" again until nothing changes), so the answer does not depend on
+  /// which function of the cycle a check asked about first.
   Summary summary(const FunctionDecl *FD, ASTContext &Ctx);
   /// True when some member function of \p Field's class, defined in the TU,
   /// passes the member's value into a backward pass (a loss summed in one
@@ -104,7 +108,7 @@ public:
   /// torch-history-in-container. \p ParamsCarry: the analysis that assumes
   /// the parameters carry history (where a member's history comes from).
   /// Not used inside summary(), whose analyses see a recursive call's
-  /// summary in progress and so are not the final answer.
+  /// value so far and so may not be the final answer.
   const HistoryAnalysis &analysis(const FunctionDecl *FD, ASTContext &Ctx,
                                   bool ParamsCarry = false);
   void clear();
@@ -113,15 +117,32 @@ public:
 
 private:
   FactsLookup Facts;
+  /// One pass of summary() over \p Def's body, with its callees' summaries
+  /// as they stand.
+  Summary build(const FunctionDecl *Def, bool Carries, ASTContext &Ctx);
   struct Entry {
     Summary S;
     bool Done = false;
+    /// Being built, at this depth of summary()'s stack (0: not).
+    unsigned OnStack = 0;
+    /// Built from a function still being built: the lowest depth it read,
+    /// that build (Frames) and the Round; valid while all three stand.
+    unsigned Round = 0;
+    unsigned Lowest = 0;
+    unsigned Frame = 0;
   };
   llvm::DenseMap<const FunctionDecl *, Entry> Summaries;
-  /// How many summaries are being built, each inside its caller's: a chain
-  /// of helpers deeper than MaxHelperChain (CallGraph.h) reads {false,
-  /// false} past it.
-  unsigned SummaryDepth = 0;
+  /// The summaries being built, each inside its caller's (one number per
+  /// build, by depth): a chain of helpers deeper than MaxHelperChain
+  /// (CallGraph.h) reads {false, false} past it.
+  llvm::SmallVector<unsigned, 8> Frames;
+  unsigned Builds = 0;
+  /// The lowest depth of the stack that the summary being built has read
+  /// (a recursion), ~0u when none.
+  unsigned Lowest = ~0u;
+  /// Bumped whenever a cycle's function is built again or finished: the
+  /// answers built from its earlier value are stale.
+  unsigned Round = 1;
   llvm::DenseMap<const FieldDecl *, bool> MemberBackward;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, std::unique_ptr<HistoryAnalysis>>
       Analyses;

@@ -11,7 +11,10 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
+#include <algorithm>
+#include <map>
 
 using namespace clang;
 using namespace clang::tidy::torch_check;
@@ -730,6 +733,49 @@ void fit2(Net &m, torch::optim::SGD &o, torch::Tensor x) {
   const TrainingLoopAnalysis &FitA = P->Core.trainingLoops(P->function("Trainer::fitA"), Ctx, 3);
   ASSERT_EQ(FitA.loops().size(), 1u);
   EXPECT_EQ(FitA.loops().front().Events.size(), 3u);
+}
+
+// Whether a function returns autograd history is one answer whatever order
+// the functions are asked in: through a recursion, a function's summary is
+// the least fixpoint of the cycle, not what the function read of a caller
+// still in progress (b_fn asked first used to leave a_fn without history).
+TEST(History, RecursiveSummariesDoNotDependOnTheOrderAsked) {
+  auto P = parse(R"cpp(
+torch::Tensor b_fn(Net &m, torch::Tensor x, int n);
+torch::Tensor a_fn(Net &m, torch::Tensor x, int n) { return n ? b_fn(m, x, n - 1) : torch::zeros({2}); }
+torch::Tensor b_fn(Net &m, torch::Tensor x, int n) { return n ? a_fn(m, x, n - 1) : m->forward(x); }
+torch::Tensor r3(torch::Tensor x, int n);
+torch::Tensor q3(torch::Tensor x, int n) { return n ? r3(x, n - 1) : x * 2; }
+torch::Tensor p3(torch::Tensor x, int n) { return n ? q3(x, n - 1) : torch::zeros({2}); }
+torch::Tensor r3(torch::Tensor x, int n) { return n ? p3(x, n - 1) : q3(x, n); }
+torch::Tensor plain(torch::Tensor x) { return x.detach(); }
+torch::Tensor alone(int n) { return n ? alone(n - 1) : torch::zeros({2}); }
+)cpp");
+  ASTContext &Ctx = P->ctx();
+  std::vector<std::string> Names = {"a_fn", "alone", "b_fn", "p3", "plain", "q3", "r3"};
+  auto Answers = [&](const std::vector<std::string> &Order) {
+    AnalysisCore Own;
+    HistoryFunctions &H = Own.history(Ctx);
+    std::map<std::string, std::string> Out;
+    for (const std::string &N : Order) {
+      HistoryFunctions::Summary S = H.summary(P->function(N), Ctx);
+      Out[N] = std::string(S.Always ? "always" : "-") + (S.FromArgs ? " from-args" : " -");
+    }
+    return Out;
+  };
+  std::map<std::string, std::string> First = Answers(Names);
+  EXPECT_EQ(First["a_fn"], "always from-args");
+  EXPECT_EQ(First["b_fn"], "always from-args");
+  EXPECT_EQ(First["p3"], "- from-args");
+  EXPECT_EQ(First["q3"], "- from-args");
+  EXPECT_EQ(First["r3"], "- from-args");
+  EXPECT_EQ(First["plain"], "- -");
+  EXPECT_EQ(First["alone"], "- -");
+  std::vector<std::string> Order = Names;
+  unsigned Orders = 0;
+  while (std::next_permutation(Order.begin(), Order.end()))
+    if (++Orders % 5 == 0 && (Order.front() == "b_fn" || Order.front()[1] == '3'))
+      EXPECT_EQ(Answers(Order), First) << llvm::join(Order, ", ");
 }
 
 // The names a body declares, whatever they name (a fix-it's new variable

@@ -502,6 +502,8 @@ private:
   /// in a lambda and one outside it, a body without a CFG) fall back to
   /// source order.
   bool ordered(const Stmt *A, const Stmt *B) const { return Order.canOrder(A, B); }
+  /// The CFG of a code body places \p S.
+  bool ordered(const Stmt *S) const { return Order.canOrder(S, S); }
   bool within(SourceLocation Loc, const Stmt *Scope) const {
     Loc = SM.getExpansionLoc(Loc);
     return SM.isPointWithin(Loc, SM.getExpansionLoc(compat::beginLoc(Scope)),
@@ -622,7 +624,7 @@ RetainGraphAnalysis::Origin RetainGraphAnalysis::originOf(const VarDecl *VD, con
   if (Local && Loop && !F.isOpaquelyModified(VD) && !F.isRangeVariable(VD))
     if (const Stmt *First = iterationStart(VD, At, Loop)) {
       for (const Expr *Src : F.sources(VD))
-        if (within(compat::beginLoc(Src), Loop) && (ordered(First, First) || !before(Src, First)))
+        if (within(compat::beginLoc(Src), Loop) && (ordered(First) || !before(Src, First)))
           Push(Src);
       return Origin::Done;
     }
@@ -647,7 +649,7 @@ RetainGraphAnalysis::Origin RetainGraphAnalysis::originOf(const VarDecl *VD, con
 /// branch skips and that no modification in the loop precedes.
 const Stmt *RetainGraphAnalysis::iterationStart(const VarDecl *VD, const CallExpr *At,
                                                 const Stmt *Loop) {
-  if (ordered(At, At)) {
+  if (ordered(At)) {
     for (const auto &[Assign, Rhs] : F.assignments(VD)) {
       if (!within(compat::beginLoc(Assign), loopBody(Loop)) || !Order.dominates(Assign, At) ||
           readsItself(VD, Rhs))

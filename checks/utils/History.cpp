@@ -153,22 +153,17 @@ const HistoryAnalysis &HistoryFunctions::analysis(const FunctionDecl *FD, ASTCon
   return Result;
 }
 
-/// \p A joined with \p B: every answer either gives.
-static HistoryFunctions::Summary joined(HistoryFunctions::Summary A,
-                                        const HistoryFunctions::Summary &B) {
-  A.Always |= B.Always;
-  A.FromArgs |= B.FromArgs;
-  for (const FieldDecl *F : B.FieldsAlways)
-    if (!llvm::is_contained(A.FieldsAlways, F))
-      A.FieldsAlways.push_back(F);
-  return A;
-}
-
-static bool operator==(const HistoryFunctions::Summary &A, const HistoryFunctions::Summary &B) {
-  return A.Always == B.Always && A.FromArgs == B.FromArgs &&
-         A.FieldsAlways.size() == B.FieldsAlways.size() &&
-         llvm::all_of(A.FieldsAlways,
-                      [&](const FieldDecl *F) { return llvm::is_contained(B.FieldsAlways, F); });
+/// Adds to \p Into every answer \p From gives; true when \p Into grew.
+static bool join(HistoryFunctions::Summary &Into, const HistoryFunctions::Summary &From) {
+  bool Grew = (From.Always && !Into.Always) || (From.FromArgs && !Into.FromArgs);
+  Into.Always |= From.Always;
+  Into.FromArgs |= From.FromArgs;
+  for (const FieldDecl *F : From.FieldsAlways)
+    if (!llvm::is_contained(Into.FieldsAlways, F)) {
+      Into.FieldsAlways.push_back(F);
+      Grew = true;
+    }
+  return Grew;
 }
 
 HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTContext &Ctx) {
@@ -204,31 +199,29 @@ HistoryFunctions::Summary HistoryFunctions::summary(const FunctionDecl *FD, ASTC
   const unsigned OuterLowest = Lowest;
   // A function in a cycle of calls starts from "no history" and is built
   // again with what the cycle gave until nothing changes (the answers only
-  // grow: joined), so every function of the cycle gets the cycle's least
+  // grow: join), so every function of the cycle gets the cycle's least
   // fixpoint, whichever of them is asked first.
   Summary S;
   while (true) {
     Summaries[Def] = Entry{S, false, Depth, 0, 0, 0};
     Lowest = ~0u;
-    Summary Next = joined(S, build(Def, Carries, Ctx));
+    const bool Grew = join(S, build(Def, Carries, Ctx));
     const unsigned Reached = Lowest;
     if (Reached < Depth) {
       // It read a function still being built below it: its answer holds
       // for this round of that function's cycle only.
-      Summaries[Def] = Entry{Next, false, 0, Round, Reached, Frames[Reached - 1]};
-      S = Next;
+      Summaries[Def] = Entry{S, false, 0, Round, Reached, Frames[Reached - 1]};
       Lowest = std::min(OuterLowest, Reached);
       break;
     }
     // Reached == Depth: it read itself, through a cycle. What it read may
     // change what it is; the other functions of the cycle, built in this
     // round, are built again in the next.
-    const bool Again = Reached == Depth && !(Next == S);
-    if (Reached == Depth)
+    if (Reached == Depth) {
       ++Round;
-    S = Next;
-    if (Again)
-      continue;
+      if (Grew)
+        continue;
+    }
     Summaries[Def] = Entry{S, true, 0, 0, 0, 0};
     Lowest = OuterLowest;
     break;

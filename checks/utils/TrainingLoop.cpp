@@ -195,11 +195,13 @@ struct WalkState {
   /// gradients (mayReachGradients) may zero them there: opaque.
   bool Summarising = false;
 
-  /// The table's key for a helper's events seen from a walk of \p Depth:
-  /// walks with and without linked summaries, and the summaries' own, see
-  /// different events.
+  /// The table's key for a helper's events seen from a walk of \p Depth.
   HelperEventTable::Key key(const FunctionDecl *Def, unsigned Depth) const {
-    return {Def->getCanonicalDecl(), Depth * 3 + (Summarising ? 2 : Linked ? 1 : 0)};
+    using W = HelperEventTable::Walk;
+    return {Def->getCanonicalDecl(), Depth,
+            Summarising ? W::Summary
+            : Linked    ? W::Linked
+                        : W::Unit};
   }
 };
 

@@ -37,7 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
+#include <tuple>
 #include <vector>
 
 namespace clang::tidy::torch_check {
@@ -122,9 +122,15 @@ struct ConditionalStep {
 class HelperEventTable {
 public:
   struct Events;
+  /// The walks that see a helper's events differently.
+  enum class Walk : unsigned {
+    Unit,    ///< this translation unit's helpers only
+    Linked,  ///< and the linked summaries of other units' helpers
+    Summary, ///< writing the unit's summaries (LoopEvents)
+  };
   /// A helper (canonical declaration), the depth of the walk that asks, and
-  /// whether that walk reads linked summaries or writes the unit's.
-  using Key = std::pair<const FunctionDecl *, unsigned>;
+  /// that walk.
+  using Key = std::tuple<const FunctionDecl *, unsigned, Walk>;
 
   HelperEventTable();
   ~HelperEventTable();

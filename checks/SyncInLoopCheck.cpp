@@ -34,36 +34,6 @@ bool inLoopBody(const Stmt *S, const Stmt *LoopBody, const ParentMap &PM) {
 
 } // namespace
 
-/// The synchronisation that a call of \p Callee (defined in this file) runs
-/// on every call, found the way its summary was made: in its body, else
-/// through a call it makes on every call (at most \p Depth levels). Null when
-/// none is found within them.
-const CallExpr *SyncInLoopCheck::everyCallSyncIn(const FunctionDecl *Callee, ASTContext &Ctx, unsigned Depth,
-                                                 llvm::SmallVectorImpl<const FunctionDecl *> &Path) {
-  const FunctionDecl *Def = nullptr;
-  if (!Callee || !Callee->hasBody(Def) || !Def || Depth == 0 || Path.size() > MaxSummaryDepth ||
-      llvm::is_contained(Path, Def))
-    return nullptr;
-  const FunctionFacts &Facts = core().facts(Def, Ctx);
-  for (const Fact *F : Facts.of(Fact::Sync))
-    if (syncsOnEveryCall(*F, Facts, Ctx)) {
-      Path.push_back(Def);
-      return cast<CallExpr>(F->S);
-    }
-  const SummaryTable &Summaries = core().summaries(Ctx);
-  for (const Fact *F : Facts.of(Fact::UserCall)) {
-    const auto *Call = dyn_cast<CallExpr>(F->S);
-    const FunctionSummary *S = Summaries.lookup(F->Callee);
-    if (!Call || F->InLambda || !S || !syncsOnEveryCallThrough(Call, *S, Facts, Ctx))
-      continue;
-    Path.push_back(Def);
-    if (const CallExpr *Found = everyCallSyncIn(F->Definition, Ctx, Depth - 1, Path))
-      return Found;
-    Path.pop_back();
-  }
-  return nullptr;
-}
-
 void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) {
   // The synchronisations are the core's facts (item(), cpu(), to(kCPU),
   // torch::cuda::synchronize()); a call of a helper synchronises when its
@@ -116,10 +86,11 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
           S = core().externalSummary(Ext);
       if (!S || !FunctionSummary::reaches(S->SyncEveryCall, CallDepth - 1))
         continue;
-      // Defined here: the synchronisation itself, for the note.
-      llvm::SmallVector<const FunctionDecl *, 4> Path;
-      const CallExpr *Sync = Elsewhere ? nullptr : everyCallSyncIn(Callee, Ctx, CallDepth, Path);
-      if (!Elsewhere && !Sync)
+      // Defined here: the synchronisation itself, for the note (none when
+      // the helper synchronises only through another file's function).
+      const SummaryTable::SyncSite Sync =
+          Elsewhere ? SummaryTable::SyncSite{} : Summaries.everyCallSync(Callee, CallDepth - 1);
+      if (!Elsewhere && !Sync.Sync)
         continue;
       const std::string Named =
           (Call->getDirectCallee() ? Call->getDirectCallee() : Callee)->getQualifiedNameAsString();
@@ -133,9 +104,11 @@ void SyncInLoopCheck::checkFunction(const FunctionDecl *FD, const Stmt *Body, AS
              DiagnosticIDs::Note)
             << Named;
       else
-        diag(Sync->getExprLoc(), "'%0' here, in '%1'%select{|, which '%2' calls}3", DiagnosticIDs::Note)
-            << syncSpelling(classifySync(Sync)) << Path.back()->getQualifiedNameAsString()
-            << Path.front()->getQualifiedNameAsString() << (Path.size() > 1 ? 1 : 0);
+        diag(Sync.Sync->getExprLoc(), "'%0' here, in '%1'%select{|, which '%2' calls}3",
+             DiagnosticIDs::Note)
+            << syncSpelling(classifySync(Sync.Sync)) << Sync.In->getQualifiedNameAsString()
+            << Callee->getQualifiedNameAsString()
+            << (SummaryTable::key(Sync.In) != SummaryTable::key(Callee) ? 1 : 0);
       noteLoop(Loop);
     }
   }

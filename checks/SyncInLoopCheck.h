@@ -30,8 +30,6 @@ public:
   void checkFunction(const FunctionDecl *FD, const Stmt *Body, ASTContext &Ctx) override;
 
 private:
-  const CallExpr *everyCallSyncIn(const FunctionDecl *Callee, ASTContext &Ctx, unsigned Depth,
-                                  llvm::SmallVectorImpl<const FunctionDecl *> &Path);
   void noteLoop(const TrainingLoop &Loop);
 
   /// How many levels of calls a synchronisation is followed into helpers the

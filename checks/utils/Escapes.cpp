@@ -467,13 +467,15 @@ bool HistoryEscapes::keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, uns
   }
   if (Budget == 0 || Def->isDependentContext() || !isUserFunction(Def, Ctx))
     return false;
+  // Every call this walk follows has a smaller budget, so no entry is asked
+  // while it is being computed: the answer for a key is one, whatever the
+  // order of the questions, and a recursion reads "may keep" (false) where
+  // its budget runs out.
   auto Key = std::make_pair(Def->getCanonicalDecl(), Budget);
   if (auto It = Memo.find(Key); It != Memo.end())
-    return It->second; // a recursive call in progress reads "keeps"
-  Memo[Key] = false;
+    return It->second;
   bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true);
-  Memo[Key] = Result;
-  return Result;
+  return Memo.try_emplace(Key, Result).first->second;
 }
 
 bool HistoryEscapes::keepsOnlyInObject(const CXXConstructorDecl *Ctor, ASTContext &Ctx,
@@ -489,11 +491,9 @@ bool HistoryEscapes::keepsOnlyInObject(const CXXConstructorDecl *Ctor, ASTContex
     return false;
   auto Key = std::make_pair(static_cast<const FunctionDecl *>(Def->getCanonicalDecl()), Budget);
   if (auto It = ObjectMemo.find(Key); It != ObjectMemo.end())
-    return It->second;
-  ObjectMemo[Key] = false;
+    return It->second; // a smaller budget below, as in keepsNoHistory
   bool Result = historyStaysIn(Def, Ctx, Budget - 1, /*ResultMayCarry=*/true, /*ThisIsOwn=*/true);
-  ObjectMemo[Key] = Result;
-  return Result;
+  return ObjectMemo.try_emplace(Key, Result).first->second;
 }
 
 } // namespace clang::tidy::torch_check

@@ -16,8 +16,10 @@
 //     and globals it reads counted as sources; only values with history
 //     count. A call of a user function with such a value leaves unless that
 //     function keeps nothing (keepsNoHistory, followed Budget levels and
-//     memoised; a recursive call in progress reads "keeps"), or, defined in
-//     another file, unless its linked summary says KeepsNoHistory.
+//     memoised per budget: every call followed has a smaller one, so no
+//     answer is read while it is being computed, and a recursion reads
+//     "keeps" where the budget runs out), or, defined in another file, unless
+//     its linked summary says KeepsNoHistory.
 //   - A local object of the user's class built from values with history
 //     (`auto dist = Normal(mu, sigma)`) is the body's own storage when its
 //     constructor keeps nothing but in the object (keepsOnlyInObject: its
@@ -72,7 +74,8 @@ public:
   bool historyStaysIn(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget,
                       bool ResultMayCarry, bool ThisIsOwn = false);
   /// historyStaysIn of a user function's definition with its result allowed
-  /// to carry history (memoised; a recursive call reads false). A function
+  /// to carry history (memoised per budget, which falls by one per call
+  /// followed: a recursion reads false where it runs out). A function
   /// defined in another file: its linked summary's KeepsNoHistory.
   bool keepsNoHistory(const FunctionDecl *FD, ASTContext &Ctx, unsigned Budget);
 

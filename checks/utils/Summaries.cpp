@@ -42,11 +42,19 @@ const CallExpr *SummaryTable::firstUnguardedForward(const FunctionDecl *FD,
   return It == ByKey.end() ? nullptr : FirstForward[It->second][std::min(MaxDepth, MaxSummaryDepth)];
 }
 
+SummaryTable::SyncSite SummaryTable::everyCallSync(const FunctionDecl *FD,
+                                                   unsigned MaxDepth) const {
+  auto It = ByKey.find(key(FD));
+  return It == ByKey.end() ? SyncSite{}
+                           : EveryCallSync[It->second][std::min(MaxDepth, MaxSummaryDepth)];
+}
+
 void SummaryTable::clear() {
   ResultToBackward.clear();
   Uses.clear();
   Storage.clear();
   FirstForward.clear();
+  EveryCallSync.clear();
   ByKey.clear();
   ByUSR.clear();
   Order.clear();
@@ -259,6 +267,11 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       const FunctionSummary *Linked; ///< null: the callee is Storage[Index]
     };
     llvm::SmallVector<Through, 4> LocalThrough, ExternalThrough;
+    // Where SyncEveryCall comes from (everyCallSync): the body's first
+    // synchronisation on every call, else the calls of this unit's functions
+    // that synchronise on every call, in the facts' order.
+    SyncSite OwnSync;
+    llvm::SmallVector<unsigned, 2> SyncThrough;
 
     for (const Fact &Fc : F.all()) {
       // A lambda's facts count where the body runs the lambda itself (its
@@ -297,8 +310,11 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         break;
       case Fact::Sync:
         S.Sync = 0;
-        if (syncsOnEveryCall(Fc, F, Ctx))
+        if (syncsOnEveryCall(Fc, F, Ctx)) {
           S.SyncEveryCall = 0;
+          if (!OwnSync.Sync)
+            OwnSync = {cast<CallExpr>(Fc.S), FD};
+        }
         break;
       case Fact::GradOff:
       case Fact::GradUnknown:
@@ -326,8 +342,10 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
         if (!CallGuarded)
           LocalThrough.push_back(
               {cast<CallExpr>(Fc.S), ByKey.find(key(Fc.Callee))->second, nullptr});
-        if (syncsOnEveryCallThrough(cast<CallExpr>(Fc.S), *CS, F, Ctx))
+        if (syncsOnEveryCallThrough(cast<CallExpr>(Fc.S), *CS, F, Ctx)) {
           lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
+          SyncThrough.push_back(ByKey.find(key(Fc.Callee))->second);
+        }
         // The calls of other units' functions it makes, one level deeper.
         for (const auto &[USR, Ext] : CS->ExternalCalls) {
           if (deeperLevel(Ext.Level) == NotReached)
@@ -447,13 +465,26 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       return !Sites[D] == !FunctionSummary::reaches(S.UnguardedForward, D);
     }));
 
+    SyncSites Syncs{};
+    if (OwnSync.Sync)
+      Syncs.fill(OwnSync);
+    else
+      for (unsigned Index : SyncThrough)
+        for (unsigned D = 1; D <= MaxSummaryDepth; ++D)
+          if (!Syncs[D].Sync)
+            Syncs[D] = EveryCallSync[Index][D - 1];
+
     // Instantiations of one pattern share its key and merge.
     if (auto It = ByKey.find(Key); It != ByKey.end()) {
       mergeSummary(Storage[It->second], S);
       ForwardSites &Kept = FirstForward[It->second];
-      for (unsigned D = 0; D <= MaxSummaryDepth; ++D)
+      SyncSites &KeptSyncs = EveryCallSync[It->second];
+      for (unsigned D = 0; D <= MaxSummaryDepth; ++D) {
         if (!Kept[D])
           Kept[D] = Sites[D];
+        if (!KeptSyncs[D].Sync)
+          KeptSyncs[D] = Syncs[D];
+      }
       return;
     }
     ByKey[Key] = Storage.size();
@@ -461,6 +492,7 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       ByUSR[S.USR] = Storage.size();
     Storage.push_back(std::move(S));
     FirstForward.push_back(Sites);
+    EveryCallSync.push_back(Syncs);
     Order.push_back(Key);
   };
 

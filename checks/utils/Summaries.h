@@ -49,7 +49,9 @@
 //     through its first unguarded call that reaches one (a call of another
 //     file's function: the call). Same edges, same rules, computed in the
 //     same bottom-up pass: a site is known exactly when the level says one
-//     is reached. Pointers into the AST: never serialised.
+//     is reached. Likewise the synchronisation on every call that
+//     SyncEveryCall counts (everyCallSync), through this unit's functions
+//     only. Pointers into the AST: never serialised.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +116,21 @@ public:
   /// instantiations of one pattern keep the first site each depth got.
   const CallExpr *firstUnguardedForward(const FunctionDecl *FD, unsigned MaxDepth) const;
 
+  /// A synchronisation on every call (FunctionSummary::SyncEveryCall), for a
+  /// note to point at: the call and the definition whose body holds it.
+  struct SyncSite {
+    const CallExpr *Sync = nullptr;
+    const FunctionDecl *In = nullptr;
+  };
+  /// The synchronisation on every call that \p FD reaches within \p MaxDepth
+  /// levels of calls of this unit's functions (capped at MaxSummaryDepth):
+  /// the first of its own body (syncsOnEveryCall), else the one reached
+  /// through the first of its calls that synchronises on every call
+  /// (syncsOnEveryCallThrough) and reaches one within the depth left. Empty
+  /// when there is none, and for a level reached only through another file's
+  /// function (its linked summary holds no site).
+  SyncSite everyCallSync(const FunctionDecl *FD, unsigned MaxDepth) const;
+
   /// The keys in the order they were summarised (callees first).
   llvm::ArrayRef<const FunctionDecl *> bottomUpOrder() const { return Order; }
 
@@ -130,9 +147,12 @@ public:
 private:
   /// firstUnguardedForward for each depth 0..MaxSummaryDepth.
   using ForwardSites = std::array<const CallExpr *, MaxSummaryDepth + 1>;
+  /// everyCallSync for each depth 0..MaxSummaryDepth.
+  using SyncSites = std::array<SyncSite, MaxSummaryDepth + 1>;
 
   std::vector<FunctionSummary> Storage;
   std::vector<ForwardSites> FirstForward; ///< parallel to Storage
+  std::vector<SyncSites> EveryCallSync;   ///< parallel to Storage
   llvm::DenseMap<const FunctionDecl *, unsigned> ByKey;
   llvm::StringMap<unsigned> ByUSR;
   std::vector<const FunctionDecl *> Order;

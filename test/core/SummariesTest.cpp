@@ -134,6 +134,27 @@ bool check(const torch::Tensor &t) {
   EXPECT_EQ(Level("diverged"), 0u);         // its value leaves the function: the caller decides
   EXPECT_EQ(Level("check"), NotReached);    // the helper's value decides a branch here
   EXPECT_EQ(P->summary("every")->Sync, 0u); // "may synchronise" stays as it was
+
+  // The site a note points at: the body's own, else the one reached through
+  // the first call that synchronises on every call, within the depth.
+  const SummaryTable &Table = P->Core.summaries(P->ctx());
+  auto Own = [&](llvm::StringRef Name) {
+    return cast<CallExpr>(P->Core.facts(P->function(Name), P->ctx()).of(Fact::Sync)[0]->S);
+  };
+  EXPECT_EQ(Table.everyCallSync(P->function("value"), 0).Sync, Own("value"));
+  EXPECT_EQ(Table.everyCallSync(P->function("value"), 0).In, P->function("value"));
+  EXPECT_EQ(Table.everyCallSync(P->function("report"), 0).Sync, nullptr);
+  EXPECT_EQ(Table.everyCallSync(P->function("report"), 1).Sync, Own("value"));
+  EXPECT_EQ(Table.everyCallSync(P->function("report"), MaxCallDepth).In, P->function("value"));
+  EXPECT_EQ(Table.everyCallSync(P->function("when"), 3).Sync, nullptr);
+  EXPECT_EQ(Table.everyCallSync(P->function("check"), 3).Sync, nullptr);
+  // Within this unit, a site exactly where the level says one is reached.
+  for (const FunctionDecl *FD : P->Core.userFunctions(P->ctx()))
+    if (const FunctionSummary *S = Table.lookup(FD))
+      for (unsigned D = 0; D <= MaxSummaryDepth; ++D)
+        EXPECT_EQ(Table.everyCallSync(FD, D).Sync != nullptr,
+                  FunctionSummary::reaches(S->SyncEveryCall, D))
+            << FD->getQualifiedNameAsString() << " at depth " << D;
 }
 
 TEST(Summaries, ParametersWrittenInsertedReturned) {

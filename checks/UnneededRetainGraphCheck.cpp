@@ -59,21 +59,12 @@ BackwardShape backwardShape(const CallExpr *Call) {
   return Shape;
 }
 
-/// The value inside optional<bool>(...) conversions and temporaries.
+/// The value inside optional<bool>(...) conversions and temporaries (a
+/// defaulted argument of a conversion stays the conversion's).
 const Expr *unwrapScalar(const Expr *E) {
-  for (;;) {
-    E = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      E = Cast->getSubExpr();
-      continue;
-    }
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1 && !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
-      E = Construct->getArg(0);
-      continue;
-    }
-    return E;
-  }
+  using namespace wrappers;
+  const Expr *Value = stripWrappers(E, Temporaries | FunctionalCasts | Constructions);
+  return isa<CXXDefaultArgExpr>(Value) ? E : Value;
 }
 
 /// 1 for a constant true, 0 for a constant false, -1 otherwise.

@@ -122,24 +122,7 @@ const Expr *skipImplicitTemporaries(const Expr *E) {
 
 const Expr *memberCallObject(const CallExpr *Call) {
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-  if (!MC)
-    return nullptr;
-  const Expr *E = MC->getImplicitObjectArgument();
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
-        Op->getNumArgs() == 1) {
-      E = Op->getArg(0);
-      continue;
-    }
-    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref) {
-      E = UO->getSubExpr();
-      continue;
-    }
-    break;
-  }
-  return E;
+  return MC ? stripWrappers(MC->getImplicitObjectArgument(), wrappers::Dereferences) : nullptr;
 }
 
 const ValueDecl *namedDecl(const Expr *E) {

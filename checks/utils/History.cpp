@@ -99,16 +99,10 @@ static bool stopsHistory(const Expr *E) {
 
 bool cutsHistory(const Expr *E) { return E && stopsHistory(E->IgnoreParenImpCasts()); }
 
+/// \p E without parentheses, implicit nodes, temporaries and functional
+/// casts (`torch::Tensor(x)`).
 static const Expr *strip(const Expr *E) {
-  while (E) {
-    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
-      Next = Cast->getSubExpr();
-    if (Next == E)
-      break;
-    E = Next;
-  }
-  return E;
+  return stripWrappers(E, wrappers::Temporaries | wrappers::FunctionalCasts);
 }
 
 static bool isDetachExpr(const Expr *E) {

@@ -18,7 +18,7 @@
 //     function keeps nothing (keepsNoHistory, followed Budget levels and
 //     memoised per budget: every call followed has a smaller one, so no
 //     answer is read while it is being computed, and a recursion reads
-//     "keeps" where the budget runs out), or, defined in another file, unless
+//     "may keep" where the budget runs out), or, defined in another file, unless
 //     its linked summary says KeepsNoHistory.
 //   - A local object of the user's class built from values with history
 //     (`auto dist = Normal(mu, sigma)`) is the body's own storage when its

@@ -332,19 +332,20 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
       case Fact::UserCall: {
         if (!Fc.Definition || SameSCC.contains(Fc.Definition->getCanonicalDecl()))
           break; // recursion adds no path
-        const FunctionSummary *CS = lookup(Fc.Callee);
-        if (!CS)
+        auto Known = ByKey.find(key(Fc.Callee));
+        if (Known == ByKey.end())
           break;
+        const unsigned CalleeIndex = Known->second;
+        const FunctionSummary *CS = &Storage[CalleeIndex];
         // A call under a guard, or on a module whose parameters are frozen,
         // brings no unguarded forward pass.
         const bool CallGuarded = F.isGuarded(Fc.S) || F.runsFrozen(Fc.S);
         absorbCall(S, *CS, 0, CallGuarded ? NotReached : 0);
         if (!CallGuarded)
-          LocalThrough.push_back(
-              {cast<CallExpr>(Fc.S), ByKey.find(key(Fc.Callee))->second, nullptr});
+          LocalThrough.push_back({cast<CallExpr>(Fc.S), CalleeIndex, nullptr});
         if (syncsOnEveryCallThrough(cast<CallExpr>(Fc.S), *CS, F, Ctx)) {
           lowerLevel(S.SyncEveryCall, deeperLevel(CS->SyncEveryCall));
-          SyncThrough.push_back(ByKey.find(key(Fc.Callee))->second);
+          SyncThrough.push_back(CalleeIndex);
         }
         // The calls of other units' functions it makes, one level deeper.
         for (const auto &[USR, Ext] : CS->ExternalCalls) {
@@ -516,16 +517,16 @@ void SummaryTable::build(llvm::ArrayRef<const FunctionDecl *> Functions, ASTCont
               !Members.contains(Fc.Definition->getCanonicalDecl()) ||
               (Fc.InLambda && !F.runsInBody(Fc.S)))
             continue;
-          const FunctionSummary *CS = lookup(Fc.Callee);
-          if (!CS)
+          auto Known = ByKey.find(key(Fc.Callee));
+          if (Known == ByKey.end())
             continue;
-          const FunctionSummary Callee = *CS; // may be the caller itself
+          const FunctionSummary Callee = Storage[Known->second]; // may be the caller itself
           const bool Guarded = F.isGuarded(Fc.S);
           Fell |= absorbCall(Storage[Mine->second], Callee, 0, Guarded ? NotReached : 0);
           if (Guarded)
             continue;
           // The note's site for each depth the call now reaches one at.
-          const ForwardSites Through = FirstForward[ByKey.find(key(Fc.Callee))->second];
+          const ForwardSites Through = FirstForward[Known->second];
           ForwardSites &Sites = FirstForward[Mine->second];
           for (unsigned D = 1; D <= MaxSummaryDepth; ++D)
             if (!Sites[D])
